@@ -1,0 +1,30 @@
+# Every dependency comes from a Debian package (scripts/setup.sh installs them).
+# Header-only or static forms are preferred so that a binary built here runs on a
+# GPU host whose distribution ships other shared-library versions.
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(fmt REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(dlpack REQUIRED)
+find_package(Threads REQUIRED)
+
+# Static SQLite: the archive binary must run on the GPU host without a matching libsqlite3.
+find_library(KHARNESS_SQLITE_STATIC NAMES libsqlite3.a)
+if(KHARNESS_SQLITE_STATIC)
+  add_library(kharness_sqlite3 INTERFACE)
+  target_link_libraries(kharness_sqlite3 INTERFACE ${KHARNESS_SQLITE_STATIC} ${CMAKE_DL_LIBS} Threads::Threads m)
+else()
+  find_package(SQLite3 REQUIRED)
+  add_library(kharness_sqlite3 INTERFACE)
+  target_link_libraries(kharness_sqlite3 INTERFACE SQLite::SQLite3)
+endif()
+
+# CUDA is optional: the CPU backend always builds; the CUDA backend turns on where
+# the toolkit (nvcc, cudart, CUPTI) is found.
+find_package(CUDAToolkit QUIET)
+if(CUDAToolkit_FOUND AND TARGET CUDA::cupti)
+  set(KHARNESS_WITH_CUDA ON)
+  message(STATUS "kharness: CUDA backend ON (toolkit ${CUDAToolkit_VERSION} at ${CUDAToolkit_BIN_DIR})")
+else()
+  set(KHARNESS_WITH_CUDA OFF)
+  message(STATUS "kharness: CUDA toolkit not found, CPU backend only")
+endif()

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The README's test command: installs dependencies, builds, runs every test.
+# GPU tests carry the CTest label "gpu" and skip with a message where no GPU is present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/build.sh
+ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --timeout 600 -j "${JOBS:-$(nproc)}"
