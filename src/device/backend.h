@@ -1,0 +1,76 @@
+// Backend: the device that runs kernels (CUDA GPU or the host CPU).
+//
+// The harness's measurement code talks to devices only through this interface, so
+// the whole pipeline runs in CI on the CPU backend. Implementations live in
+// cuda_backend.cpp and cpu_backend.cpp and are chosen by name in backend_registry.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kh {
+
+class IterationTimer;
+
+// What the trace's `environment` records about the device.
+struct DeviceInfo {
+  std::string backend;        // "cuda" | "cpu"
+  std::string name;           // "NVIDIA H200", or the CPU model
+  std::string driver;         // driver version, "" on CPU
+  std::string runtime;        // CUDA runtime version, "" on CPU
+  int compute_capability = 0; // major*10+minor, e.g. 90; 0 on CPU
+  int sm_count = 0;           // or CPU cores
+  std::size_t l2_bytes = 0;   // or last-level cache size
+  double nominal_sm_clock_mhz = 0;  // max SM clock (NVML) or 0 when unknown
+};
+
+enum class TimerKind { cupti_span, cuda_event, steady_clock };
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  Backend() = default;
+  Backend(const Backend&) = delete;  // owns device state (context, flush buffer, stream)
+  Backend& operator=(const Backend&) = delete;
+
+  [[nodiscard]] virtual const DeviceInfo& info() const = 0;
+  // DLPack device of memory from allocate(): kDLCUDA/ordinal or kDLCPU/0.
+  [[nodiscard]] virtual int dlpack_device_type() const = 0;
+  [[nodiscard]] virtual int device_ordinal() const = 0;
+
+  // Device memory. allocate() never returns nullptr; it throws kh::Error.
+  [[nodiscard]] virtual void* allocate(std::size_t bytes) = 0;
+  virtual void release(void* ptr) noexcept = 0;
+  virtual void upload(void* dst, const void* src, std::size_t bytes) = 0;
+  virtual void download(void* dst, const void* src, std::size_t bytes) = 0;
+  virtual void fill(void* dst, std::uint8_t byte, std::size_t bytes) = 0;
+
+  // The stream handed to kernels (cudaStream_t, or nullptr on CPU).
+  [[nodiscard]] virtual void* stream() = 0;
+  // Waits for all work on the whole device, every stream. Throws kh::Error carrying the
+  // CUDA error on failure; sticky() then tells whether the context is unusable.
+  virtual void synchronize() = 0;
+  [[nodiscard]] virtual bool sticky() const = 0;
+
+  // Evicts the last-level cache; the buffer is allocated once, in the constructor.
+  virtual void flush_cache() = 0;
+  // Current SM clock in MHz (NVML), or nullopt where it cannot be read.
+  [[nodiscard]] virtual std::optional<double> sm_clock_mhz() = 0;
+
+  // Timers this backend supports, best first; make_timer(kind) for one of them.
+  [[nodiscard]] virtual std::vector<TimerKind> timers() const = 0;
+  [[nodiscard]] virtual std::unique_ptr<IterationTimer> make_timer(TimerKind kind) = 0;
+};
+
+// "cuda" or "cpu". Throws kh::Error naming the backend when it is unknown or
+// unavailable (e.g. "cuda" in a build without CUDA, or with no GPU present).
+[[nodiscard]] std::unique_ptr<Backend> make_backend(std::string_view name);
+// Names of the backends compiled into this binary.
+[[nodiscard]] std::vector<std::string> compiled_backends();
+
+}  // namespace kh

@@ -1,0 +1,37 @@
+// IterationTimer: measures each timed iteration of a kernel call.
+//
+// The protocol code brackets every iteration with start()/stop() and reads all
+// samples at the end with finish(), so a timer that collects device records
+// asynchronously (CUPTI) never stalls the loop.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+namespace kh {
+
+struct IterationSample {
+  double span_ms = 0;       // first activity start to last activity end, all streams
+  int activities = 0;       // kernels, copies and sets seen in the window (CUPTI), else 1
+  bool valid = true;        // false: nothing was seen in the window (never 0 us)
+};
+
+class IterationTimer {
+ public:
+  virtual ~IterationTimer() = default;
+  // "cupti_span", "cuda_event" or "steady_clock"; written into every trace.
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  // Called right before the candidate's call. The device is idle at this point.
+  virtual void start() = 0;
+  // Called right after the call returns. Implementations synchronise the whole
+  // device, so work hidden on other streams or threads lands inside the window.
+  virtual void stop() = 0;
+  // One sample per start()/stop() pair, in order. Resets the timer.
+  [[nodiscard]] virtual std::vector<IterationSample> finish() = 0;
+  // Device activities seen outside any window since the last finish() (other
+  // processes' work is invisible to CUPTI; this counts our own stragglers).
+  [[nodiscard]] virtual std::size_t stray_activities() const { return 0; }
+};
+
+}  // namespace kh
