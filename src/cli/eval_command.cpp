@@ -1,0 +1,226 @@
+#include "cli/eval_command.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/eval_table.h"
+#include "device/backend.h"
+#include "error/error.h"
+#include "eval/evaluator.h"
+#include "eval/measurement_service.h"
+#include "eval/operator_library.h"
+#include "eval/trace_record.h"
+#include "trace/json_io.h"
+#include "trace/trace_set.h"
+
+namespace kh::cli {
+namespace {
+
+struct EvalArgs {
+  std::string trace_set;
+  std::string definition;
+  std::string solution;
+  std::vector<std::string> workloads;
+  std::string protocol = "official";
+  std::string backend = "auto";
+  std::string output;
+  std::string arch;
+  std::string operators;
+  bool json = false;
+  bool small = false;
+  bool official_status = false;
+  bool no_reference_timing = false;
+  int trials = 3;
+  int timing_trials = 3;
+  int warmup = 10;
+  int iterations = 50;
+  double timeout_s = 300;
+  std::optional<double> atol, rtol, matched_ratio;
+  std::optional<std::uint64_t> seed;
+};
+
+std::string pick_backend(const std::string& requested) {
+  if (requested != "auto") return requested;
+  for (const std::string& b : compiled_backends()) {
+    if (b != "cuda") continue;
+    try {
+      (void)make_backend("cuda");
+      return "cuda";
+    } catch (const Error& e) {
+      fmt::print(stderr, "note: using the CPU backend: {}\n", e.what());
+    }
+  }
+  return "cpu";
+}
+
+struct LoadedInputs {
+  Definition definition;
+  std::vector<Workload> workloads;
+  std::filesystem::path root;
+};
+
+LoadedInputs load_inputs(const EvalArgs& a, const OperatorLibrary& ops) {
+  LoadedInputs in;
+  if (!a.trace_set.empty()) {
+    TraceSet set = load_trace_set(a.trace_set);
+    const Definition* d = set.find_definition(a.definition);
+    if (d == nullptr) {
+      throw Error(Location{a.trace_set, 0, "definition"},
+                  fmt::format("no definition named '{}' in the trace set", a.definition));
+    }
+    in.definition = *d;
+    for (const auto* e : set.workloads_for(a.definition)) in.workloads.push_back(e->value.workload);
+    in.root = a.trace_set;
+  } else {
+    const OperatorEntry* e = ops.find(a.definition);
+    if (e == nullptr) {
+      throw Error(Location{"", 0, "--definition"},
+                  fmt::format("'{}' is not one of kharness's operators; pass --trace-set DIR", a.definition));
+    }
+    in.definition = e->definition;
+    in.workloads = ops.workloads(a.definition, a.small);
+    in.root = e->dir;
+  }
+  if (!a.workloads.empty()) {
+    std::vector<Workload> chosen;
+    for (const std::string& uuid : a.workloads) {
+      auto it = std::find_if(in.workloads.begin(), in.workloads.end(), [&](const Workload& w) { return w.uuid == uuid; });
+      if (it == in.workloads.end()) throw Error(Location{"", 0, "--workload"}, fmt::format("no workload '{}'", uuid));
+      chosen.push_back(*it);
+    }
+    in.workloads = std::move(chosen);
+  }
+  if (in.workloads.empty()) {
+    throw Error(Location{"", 0, "--definition"}, fmt::format("definition '{}' has no workloads", a.definition));
+  }
+  return in;
+}
+
+EvalOptions make_options(const EvalArgs& a, const std::string& backend) {
+  EvalOptions o;
+  o.backend = backend;
+  o.arch = a.arch;
+  o.protocol = a.protocol == "robust" ? TimingProtocol::robust : TimingProtocol::official;
+  o.correctness_trials = a.trials;
+  o.timing_trials = a.timing_trials;
+  o.warmup = a.warmup;
+  o.iterations = a.iterations;
+  o.timeout = std::chrono::seconds(static_cast<long>(a.timeout_s));
+  o.time_reference = !a.no_reference_timing;
+  o.seed = a.seed;
+  return o;
+}
+
+Tolerance tolerance_for(const EvalArgs& a, const OperatorEntry* op) {
+  Tolerance t = op && op->tolerance ? *op->tolerance : Tolerance{};
+  if (a.atol) t.atol = *a.atol;
+  if (a.rtol) t.rtol = *a.rtol;
+  if (a.matched_ratio) t.required_matched_ratio = *a.matched_ratio;
+  return t;
+}
+
+void progress_line(const EvalProgress& p) {
+  static const bool tty = isatty(STDERR_FILENO) != 0;
+  const int width = 30;
+  const int filled = p.total ? static_cast<int>(width * p.done / p.total) : width;
+  fmt::print(stderr, "{}[{}{}] {}/{} {} {}{}", tty ? "\r" : "", std::string(static_cast<std::size_t>(filled), '#'),
+             std::string(static_cast<std::size_t>(width - filled), '.'), p.done, p.total, p.workload.substr(0, 8),
+             p.status, tty ? (p.done == p.total ? "\n" : "   ") : "\n");
+  std::fflush(stderr);
+}
+
+int run_eval(const EvalArgs& a) {
+  const std::optional<std::filesystem::path> ops_root =
+      a.operators.empty() ? OperatorLibrary::default_root() : std::optional<std::filesystem::path>(a.operators);
+  const OperatorLibrary ops = ops_root ? OperatorLibrary::load(*ops_root) : OperatorLibrary{};
+  const std::string backend = pick_backend(a.backend);
+  LoadedInputs in = load_inputs(a, ops);
+  const OperatorEntry* op = ops.find(a.definition);
+  EvaluationTarget target{in.definition, in.workloads, in.root, load_solution_file(a.solution),
+                          ops.reference(a.definition, backend), op ? op->checker : "default",
+                          tolerance_for(a, op)};
+  EvalOptions options = make_options(a, backend);
+  if (!a.json) options.on_progress = progress_line;
+  fmt::print(stderr, "kharness eval: {} on {} workload(s), {} backend, {} protocol\n", target.candidate.name,
+             target.workloads.size(), backend, protocol_name(options.protocol));
+  const SolutionEvaluation result = evaluate_solution(target, options);
+
+  std::vector<Trace> traces;
+  for (const WorkloadResult& w : result.workloads) {
+    traces.push_back(make_trace(target, result, w, options, TraceStyle{a.official_status}));
+  }
+  if (!a.output.empty()) {
+    std::ofstream out(a.output, std::ios::app);
+    if (!out) throw Error(Location{a.output, 0, ""}, "cannot open for writing");
+    for (const Trace& t : traces) out << write_trace_line(t) << "\n";
+  }
+  if (a.json) {
+    print_eval_json(target, result, traces);
+  } else {
+    print_eval_table(target, result);
+  }
+  return result.all_passed() ? 0 : 1;
+}
+
+}  // namespace
+
+void register_eval(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<EvalArgs>();
+  CLI::App* cmd = app.add_subcommand("eval", "Build, check and time a solution on every workload of a definition");
+  cmd->add_option("--trace-set", args->trace_set, "FlashInfer-Trace folder with the definition and its workloads")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--definition", args->definition, "Definition name")->required();
+  cmd->add_option("--solution", args->solution, "Solution JSON file")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--workload", args->workloads, "Only these workload uuids (repeatable)");
+  cmd->add_option("--protocol", args->protocol, "official (contest) or robust (noise-controlled)")
+      ->check(CLI::IsMember({"official", "robust"}));
+  cmd->add_option("--backend", args->backend, "cuda, cpu, or auto (cuda where a GPU is present)")
+      ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  cmd->add_option("--trials", args->trials, "Correctness trials, each with a fresh seed")->check(CLI::PositiveNumber);
+  cmd->add_option("--timing-trials", args->timing_trials, "Timing trials (official protocol)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--warmup", args->warmup, "Warm-up calls before timing")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--iterations", args->iterations, "Timed iterations per trial (official protocol)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--atol", args->atol, "Absolute tolerance (overrides the operator's)");
+  cmd->add_option("--rtol", args->rtol, "Relative tolerance (overrides the operator's)");
+  cmd->add_option("--matched-ratio", args->matched_ratio, "Share of elements that must match")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--timeout", args->timeout_s, "Seconds one worker request may take before TIMEOUT")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--seed", args->seed, "Base seed, to repeat a run exactly (default: fresh seeds)");
+  cmd->add_option("--arch", args->arch, "nvcc arch, e.g. sm_90a (default: from the device)");
+  cmd->add_option("--operators", args->operators, "Folder of kharness operators (references)");
+  cmd->add_option("-o,--output", args->output, "Append the traces to this JSONL file");
+  cmd->add_flag("--json", args->json, "Print the results as JSON");
+  cmd->add_flag("--small", args->small, "Use the operator's small CI workloads");
+  cmd->add_flag("--official-status", args->official_status, "Write REWARD_HACK as RUNTIME_ERROR (upstream statuses)");
+  cmd->add_flag("--no-reference-timing", args->no_reference_timing, "Do not time the reference (no speedup)");
+  cmd->callback([args, &exit_code] {
+    try {
+      exit_code = run_eval(*args);
+    } catch (const Error& e) {
+      fmt::print(stderr, "error: {}\n", e.what());
+      exit_code = 2;
+    }
+  });
+}
+
+void register_worker(CLI::App& app, int& exit_code) {
+  auto backend = std::make_shared<std::string>("cpu");
+  CLI::App* cmd = app.add_subcommand("__worker", "Measurement worker (started by eval)");
+  cmd->group("");  // hidden from --help
+  cmd->add_option("--backend", *backend, "cuda or cpu");
+  cmd->callback([backend, &exit_code] { exit_code = run_measurement_worker(*backend); });
+}
+
+}  // namespace kh::cli

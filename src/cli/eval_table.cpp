@@ -1,0 +1,65 @@
+#include "cli/eval_table.h"
+
+#include <iostream>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "trace/json_io.h"
+
+namespace kh::cli {
+namespace {
+
+std::string axes_text(const Workload& w) {
+  std::string out;
+  for (const auto& [name, value] : w.axes) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, value);
+  return out;
+}
+
+std::string first_line(const std::string& s, std::size_t max) {
+  std::string line = s.substr(0, s.find('\n'));
+  return line.size() > max ? line.substr(0, max - 3) + "..." : line;
+}
+
+std::string ms(const std::optional<LatencyMeasurement>& m) {
+  return m ? fmt::format("{:.4f}", m->latency_ms) : "-";
+}
+
+}  // namespace
+
+void print_eval_table(const EvaluationTarget& target, const SolutionEvaluation& result) {
+  fmt::print("\n{} on {} ({}, build {}{})\n", target.candidate.name, target.definition.name,
+             result.device.value("name", std::string("?")), result.candidate_build.cache_hit ? "cached " : "",
+             result.candidate_build.key.substr(0, 12));
+  fmt::print("{:<10} {:<24} {:<20} {:>11} {:>11} {:>8} {:>10}  {}\n", "workload", "axes", "status", "latency_ms",
+             "ref_ms", "speedup", "max_abs", "note");
+  std::size_t passed = 0;
+  for (const WorkloadResult& w : result.workloads) {
+    passed += w.status == EvalStatus::passed ? 1 : 0;
+    const std::string speedup = w.speedup() > 0 ? fmt::format("{:.3f}x", w.speedup()) : "-";
+    const std::string err = w.correctness ? fmt::format("{:.2e}", w.correctness->max_absolute_error) : "-";
+    fmt::print("{:<10} {:<24} {:<20} {:>11} {:>11} {:>8} {:>10}  {}\n", w.workload.uuid.substr(0, 8),
+               first_line(axes_text(w.workload), 24), status_name(w.status), ms(w.latency), ms(w.reference_latency),
+               speedup, err, first_line(w.log, 100));
+  }
+  fmt::print("{} of {} workloads passed\n", passed, result.workloads.size());
+}
+
+void print_eval_json(const EvaluationTarget& target, const SolutionEvaluation& result,
+                     const std::vector<Trace>& traces) {
+  nlohmann::ordered_json out;
+  out["definition"] = target.definition.name;
+  out["solution"] = target.candidate.name;
+  out["device"] = result.device;
+  out["build"] = {{"status", std::string(status_name(result.candidate_build.status))},
+                  {"key", result.candidate_build.key},
+                  {"cache_hit", result.candidate_build.cache_hit},
+                  {"message", result.candidate_build.message}};
+  out["all_passed"] = result.all_passed();
+  out["traces"] = nlohmann::ordered_json::array();
+  for (const Trace& t : traces) out["traces"].push_back(to_json(t));
+  std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+}  // namespace kh::cli

@@ -1,0 +1,121 @@
+#include "eval/device_tensors.h"
+
+#include <utility>
+
+#include "tensor/dlpack_codes.h"
+#include "tensor/element_access.h"
+
+namespace kh {
+
+DeviceBuffer::DeviceBuffer(Backend& backend, std::size_t bytes)
+    // Zero-byte tensors still get a distinct, valid address: kernels may compare pointers.
+    : backend_(&backend), data_(backend.allocate(bytes == 0 ? 1 : bytes)), size_(bytes) {}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : backend_(other.backend_), data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  if (this != &other) {
+    if (data_ != nullptr) backend_->release(data_);
+    backend_ = other.backend_;
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (data_ != nullptr) backend_->release(data_);
+}
+
+void DeviceTensor::make_view(const Backend& backend) {
+  view = DLTensor{};
+  view.data = buffer.data();
+  view.device = DLDevice{static_cast<DLDeviceType>(backend.dlpack_device_type()), backend.device_ordinal()};
+  view.ndim = static_cast<int32_t>(shape.size());
+  view.dtype = to_dlpack(dtype);
+  view.shape = shape.data();
+  view.strides = nullptr;
+  view.byte_offset = 0;
+}
+
+std::vector<DeviceTensor> upload(Backend& backend, const std::vector<HostTensor>& host) {
+  std::vector<DeviceTensor> out;
+  out.reserve(host.size());
+  for (const HostTensor& h : host) {
+    DeviceTensor d{h.dtype(), h.shape(), h.is_scalar(), 0, DeviceBuffer(backend, h.is_scalar() ? 0 : h.nbytes())};
+    if (h.is_scalar()) {
+      d.scalar_value = read_as_double(h, 0);
+    } else if (h.nbytes() > 0) {
+      backend.upload(d.buffer.data(), h.bytes().data(), h.nbytes());
+    }
+    d.make_view(backend);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::vector<DeviceTensor> allocate_like(Backend& backend, const std::vector<HostTensor>& host) {
+  std::vector<DeviceTensor> out;
+  out.reserve(host.size());
+  for (const HostTensor& h : host) {
+    DeviceTensor d{h.dtype(), h.shape(), false, 0, DeviceBuffer(backend, h.nbytes())};
+    d.make_view(backend);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+void poison(Backend& backend, std::vector<DeviceTensor>& tensors, std::uint8_t pattern) {
+  for (DeviceTensor& t : tensors) {
+    if (!t.scalar && t.buffer.size() > 0) backend.fill(t.buffer.data(), pattern, t.buffer.size());
+  }
+}
+
+void download(Backend& backend, const std::vector<DeviceTensor>& device, std::vector<HostTensor>& host) {
+  for (std::size_t i = 0; i < device.size(); ++i) {
+    if (device[i].scalar || host[i].nbytes() == 0) continue;
+    backend.download(host[i].bytes().data(), device[i].buffer.data(), host[i].nbytes());
+  }
+}
+
+namespace {
+
+kh_arg scalar_arg(const DeviceTensor& t, int index) {
+  kh_arg a{};
+  a.index = index;
+  if (t.dtype == DType::boolean) {
+    a.kind = KH_ARG_BOOL;
+    a.value.b = t.scalar_value != 0;
+  } else if (dtype_is_float(t.dtype)) {
+    a.kind = KH_ARG_FLOAT64;
+    a.value.f64 = t.scalar_value;
+  } else {
+    a.kind = KH_ARG_INT64;
+    a.value.i64 = static_cast<std::int64_t>(t.scalar_value);
+  }
+  return a;
+}
+
+}  // namespace
+
+std::vector<kh_arg> make_args(std::vector<DeviceTensor>& inputs, std::vector<DeviceTensor>& outputs) {
+  std::vector<kh_arg> args;
+  int index = 0;
+  for (auto* group : {&inputs, &outputs}) {
+    for (DeviceTensor& t : *group) {
+      if (t.scalar) {
+        args.push_back(scalar_arg(t, index++));
+        continue;
+      }
+      kh_arg a{};
+      a.kind = KH_ARG_TENSOR;
+      a.index = index++;
+      a.value.tensor = &t.view;
+      args.push_back(a);
+    }
+  }
+  return args;
+}
+
+}  // namespace kh

@@ -1,0 +1,58 @@
+// Tensors in a backend's memory, and the kernel-ABI arguments that point at them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <kharness/entry.h>
+
+#include "device/backend.h"
+#include "tensor/host_tensor.h"
+
+namespace kh {
+
+// One allocation from a Backend. Move-only: two owners would release it twice.
+class DeviceBuffer {
+ public:
+  DeviceBuffer(Backend& backend, std::size_t bytes);
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer();
+
+  [[nodiscard]] void* data() const noexcept { return data_; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+
+ private:
+  Backend* backend_ = nullptr;
+  void* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// A tensor on the device (or a scalar, which stays on the host and is passed by value).
+struct DeviceTensor {
+  DType dtype = DType::float32;
+  std::vector<std::int64_t> shape;
+  bool scalar = false;
+  double scalar_value = 0;
+  DeviceBuffer buffer;
+  DLTensor view{};  // points into buffer and shape; rebuilt by make_view()
+
+  void make_view(const Backend& backend);
+};
+
+// Copies host tensors to fresh device buffers (scalars are kept as values).
+[[nodiscard]] std::vector<DeviceTensor> upload(Backend& backend, const std::vector<HostTensor>& host);
+// Fresh device buffers shaped like `host`, each filled with `poison`.
+[[nodiscard]] std::vector<DeviceTensor> allocate_like(Backend& backend, const std::vector<HostTensor>& host);
+void poison(Backend& backend, std::vector<DeviceTensor>& tensors, std::uint8_t pattern);
+// Copies device tensors back into host tensors of the same shapes.
+void download(Backend& backend, const std::vector<DeviceTensor>& device, std::vector<HostTensor>& host);
+
+// kh_args in ABI order: inputs, then outputs. The result points into the tensors'
+// views, so it is valid while they live.
+[[nodiscard]] std::vector<kh_arg> make_args(std::vector<DeviceTensor>& inputs, std::vector<DeviceTensor>& outputs);
+
+}  // namespace kh

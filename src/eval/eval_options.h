@@ -1,0 +1,51 @@
+// Everything that decides how a solution is evaluated: backend, protocol, trials,
+// tolerances, limits. Every value that shapes a measurement is written into the trace.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "eval/check/value_comparison.h"
+#include "eval/timing/stop_criterion.h"
+
+namespace kh {
+
+enum class TimingProtocol { official, robust };
+
+[[nodiscard]] std::string_view protocol_name(TimingProtocol p) noexcept;
+
+struct EvalProgress {
+  std::size_t done = 0;
+  std::size_t total = 0;
+  std::string workload;  // uuid of the workload just finished
+  std::string status;
+};
+
+struct EvalOptions {
+  std::string backend = "cpu";  // "cpu" or "cuda"
+  std::string arch;             // nvcc arch override; empty: from the device
+  TimingProtocol protocol = TimingProtocol::official;
+  int correctness_trials = 3;  // each with a fresh seed, before any timing
+  int warmup = 10;             // official protocol
+  int iterations = 50;
+  int timing_trials = 3;
+  StopParameters robust;       // robust protocol
+  std::optional<Tolerance> tolerance;  // overrides the operator's
+  int recheck = 4;             // timed outputs re-checked per timing trial
+  double throttle_ratio = 0.75;  // samples below this share of the nominal SM clock are dropped
+  std::chrono::seconds timeout{300};  // per worker request: wall-clock limit of one call
+  std::size_t input_set_budget_bytes = 0;  // 0: 2 GiB on CUDA, 256 MiB on the CPU
+  bool time_reference = true;
+  std::optional<std::uint64_t> seed;  // base of the seed stream; fresh from the OS when unset
+  std::filesystem::path worker_executable;  // the kharness binary; empty: this process's
+  std::filesystem::path work_dir;           // scratch; empty: a fresh temp dir
+  std::filesystem::path cache_dir;          // build cache; empty: BuildCache::default_dir()
+  std::function<void(const EvalProgress&)> on_progress;
+};
+
+}  // namespace kh

@@ -1,0 +1,120 @@
+#include "eval/evaluator.h"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "build/build_cache.h"
+#include "error/error.h"
+#include "eval/measurement_client.h"
+#include "eval/solution_build.h"
+#include "eval/workload_evaluation.h"
+
+namespace kh {
+
+namespace {
+
+std::filesystem::path self_executable() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw Error("cannot locate the kharness executable (/proc/self/exe): " + ec.message());
+  return p;
+}
+
+std::filesystem::path make_work_dir(const EvalOptions& o) {
+  if (!o.work_dir.empty()) {
+    std::filesystem::create_directories(o.work_dir);
+    return o.work_dir;
+  }
+  std::string pattern = (std::filesystem::temp_directory_path() / "kharness-eval-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) throw Error("cannot create a scratch directory under " + pattern);
+  return pattern;
+}
+
+WorkerConfig worker_config(const EvalOptions& o, const std::filesystem::path& work_dir, const char* who) {
+  WorkerConfig c;
+  c.executable = o.worker_executable.empty() ? self_executable() : o.worker_executable;
+  c.backend = o.backend;
+  c.work_dir = work_dir / who;
+  c.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(o.timeout);
+  return c;
+}
+
+std::string build_failure_log(const BuildResult& b) {
+  std::string head = b.status == BuildResult::Status::timeout ? "compile timed out" : "compile error";
+  if (!b.message.empty()) head += ": " + b.message;
+  return b.log.empty() || b.log == b.message ? head : head + "\n" + b.log;
+}
+
+}  // namespace
+
+bool SolutionEvaluation::all_passed() const {
+  if (workloads.empty()) return false;
+  for (const auto& w : workloads) {
+    if (w.status != EvalStatus::passed) return false;
+  }
+  return true;
+}
+
+SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalOptions& options) {
+  SolutionEvaluation result;
+  const std::filesystem::path work_dir = make_work_dir(options);
+  // The reference worker starts first: its device report picks the nvcc arch.
+  MeasurementClient reference(worker_config(options, work_dir, "reference"));
+  result.device = reference.device();
+  BuildSettings settings;
+  settings.backend = options.backend;
+  settings.arch = arch_for_compute_capability(result.device.value("compute_capability", 0), options.arch);
+  const BuildCache cache(options.cache_dir.empty() ? BuildCache::default_dir() : options.cache_dir);
+  std::vector<BuildResult> builds =
+      build_solutions(cache, {target.reference, target.candidate}, target.definition, settings, 2);
+  result.reference_build = std::move(builds[0]);
+  result.candidate_build = std::move(builds[1]);
+  if (result.reference_build.status != BuildResult::Status::ok) {
+    throw Error(fmt::format("the reference '{}' does not build: {}", target.reference.name,
+                            build_failure_log(result.reference_build)));
+  }
+  reference.load(result.reference_build.library.string(),
+                 signature_text(kernel_signature(target.definition, target.reference.spec.entry_function())));
+
+  std::size_t done = 0;
+  auto report = [&](const WorkloadResult& w) {
+    if (options.on_progress) {
+      options.on_progress({++done, target.workloads.size(), w.workload.uuid, std::string(status_name(w.status))});
+    }
+  };
+  if (result.candidate_build.status != BuildResult::Status::ok) {
+    for (const Workload& w : target.workloads) {
+      WorkloadResult r{w, EvalStatus::compile_error, build_failure_log(result.candidate_build)};
+      report(r);
+      result.workloads.push_back(std::move(r));
+    }
+    return result;
+  }
+  MeasurementClient candidate(worker_config(options, work_dir, "candidate"));
+  try {
+    candidate.load(result.candidate_build.library.string(),
+                   signature_text(kernel_signature(target.definition, target.candidate.spec.entry_function())));
+  } catch (const Error& e) {
+    // Loading runs the candidate's global constructors, which may crash or hang.
+    for (const Workload& w : target.workloads) {
+      WorkloadResult r{w, EvalStatus::runtime_error, e.what()};
+      report(r);
+      result.workloads.push_back(std::move(r));
+    }
+    return result;
+  }
+
+  const std::unique_ptr<OutputChecker> checker = make_output_checker(target.checker);
+  SeedStream seeds(options.seed);
+  const double nominal = candidate.device().value("nominal_sm_clock_mhz", 0.0);
+  for (const Workload& w : target.workloads) {
+    WorkloadContext ctx{target.definition, w, target.root, *checker, target.tolerance, options, nominal};
+    WorkloadResult r = WorkloadEvaluation(ctx, candidate, reference, seeds).run();
+    report(r);
+    result.workloads.push_back(std::move(r));
+  }
+  return result;
+}
+
+}  // namespace kh

@@ -1,0 +1,103 @@
+// MeasurementClient: the orchestrator's handle on one measurement worker, which has
+// one built library loaded (a candidate or a reference).
+//
+// It turns the worker's raw replies into typed results and every misbehaviour into
+// a CallFailure the evaluator maps to a status. It never decides a verdict.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/timed_loop.h"
+#include "eval/thread_activity_probe.h"
+#include "trace/definition.h"
+#include "trace/workload.h"
+#include "worker/worker_session.h"
+
+namespace kh {
+
+struct WorkerConfig {
+  std::filesystem::path executable;  // the kharness binary, run as `kharness __worker`
+  std::string backend = "cpu";
+  std::filesystem::path work_dir;
+  std::chrono::milliseconds timeout{std::chrono::seconds(60)};  // per request
+};
+
+// Why a request produced no usable answer.
+struct CallFailure {
+  enum class Kind { timeout, crashed, protocol_violation, candidate_error, harness_error } kind;
+  std::string message;
+  bool sticky = false;  // the device context is unusable; the worker was replaced
+};
+
+struct CheckResult {
+  std::vector<HostTensor> outputs;
+  std::vector<std::string> input_hashes_before;
+  std::vector<std::string> input_hashes_after;
+  LingeringWork lingering;
+  double call_ms = 0;
+};
+
+struct TimeResult {
+  std::string timer;
+  std::string timer_note;
+  std::vector<TimedSample> samples;
+  std::string stop_reason;
+  std::size_t stray = 0;
+  LingeringWork lingering;
+  std::vector<RecheckedOutput> rechecked;
+  std::vector<std::vector<std::string>> input_hashes_before;  // per set, per input
+  std::vector<std::vector<std::string>> input_hashes_after;
+  double wall_ms = 0;  // measured here, around the whole request
+};
+
+template <class T>
+struct Outcome {
+  std::optional<T> value;
+  std::optional<CallFailure> failure;
+};
+
+class MeasurementClient {
+ public:
+  // Starts the worker and reads the device. Throws kh::Error when the worker cannot
+  // start (e.g. no CUDA device).
+  explicit MeasurementClient(WorkerConfig config);
+
+  // Loads a built library; it is loaded again whenever the worker is replaced.
+  // Throws kh::Error when the library cannot be loaded.
+  void load(std::string library, std::string signature);
+
+  [[nodiscard]] const nlohmann::ordered_json& device() const noexcept { return device_; }
+  [[nodiscard]] std::size_t restarts() const noexcept { return session_.restarts(); }
+
+  [[nodiscard]] Outcome<CheckResult> check(const Definition& d, const Workload& w,
+                                           const std::filesystem::path& root, std::uint64_t seed,
+                                           std::uint8_t poison);
+  [[nodiscard]] Outcome<TimeResult> time(const Definition& d, const Workload& w, const std::filesystem::path& root,
+                                         const std::vector<std::uint64_t>& set_seeds,
+                                         const nlohmann::ordered_json& protocol_fields);
+
+ private:
+  // request() replaces a worker that died; raw_request() does not (start() uses it).
+  [[nodiscard]] std::optional<CallFailure> request(std::string_view kind, nlohmann::ordered_json fields,
+                                                   std::chrono::milliseconds timeout, Message& reply);
+  [[nodiscard]] std::optional<CallFailure> raw_request(std::string_view kind, nlohmann::ordered_json fields,
+                                                       std::chrono::milliseconds timeout, Message& reply);
+  void start();
+  void recover();
+
+  WorkerConfig config_;
+  std::string library_;
+  std::string signature_;
+  WorkerSession session_;
+  nlohmann::ordered_json device_;
+  std::string broken_;  // why the last restart failed; empty while healthy
+};
+
+}  // namespace kh

@@ -1,0 +1,31 @@
+// The requests an orchestrator sends a measurement worker, and their field names.
+//
+// Every request is a worker Message whose header "kind" is one of these. Fields:
+//   hello  {}                                  -> {device:{...}, timers:[...]}
+//   load   {library, signature}                -> {}
+//   check  {definition, workload, root, seed, poison}
+//          -> {outputs:[{name,dtype,shape,nbytes}], input_hashes_before:[hex],
+//              input_hashes_after:[hex], call_ms, error?, sticky, lingering_cpu_ms}
+//          payload: the outputs' bytes, concatenated in definition order
+//   time   {definition, workload, root, set_seeds:[..], poison, warmup,
+//           iterations | robust:{max_noise,min_samples,min_time_s,timeout_s,max_samples},
+//           recheck}
+//          -> {timer, timer_note, samples:[{ms, event_ms, activities, valid, clock_mhz}],
+//              recheck:[{iteration, set}], input_hashes_after:[[hex per input] per set],
+//              stop_reason, error?, sticky, stray}
+//          payload: the outputs of the rechecked iterations, concatenated
+//   shutdown {}
+// A reply of kind "error" carries {message} for a failure of the harness itself
+// (bad request, unloadable library); candidate failures travel in "error" fields of
+// the normal replies so that the orchestrator can classify them.
+#pragma once
+
+namespace kh::measurement {
+
+inline constexpr const char* kHello = "hello";
+inline constexpr const char* kLoad = "load";
+inline constexpr const char* kCheck = "check";
+inline constexpr const char* kTime = "time";
+inline constexpr const char* kShutdown = "shutdown";
+
+}  // namespace kh::measurement

@@ -1,0 +1,196 @@
+#include "eval/measurement_service.h"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "error/error.h"
+#include "eval/input_generator.h"
+#include "eval/measurement_protocol.h"
+#include "eval/thread_activity_probe.h"
+#include "eval/timed_loop.h"
+#include "eval/worker_payload.h"
+#include "tensor/content_hash.h"
+#include "trace/json_io.h"
+#include "worker/worker_endpoint.h"
+
+namespace kh {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct RequestedWorkload {
+  Definition definition;
+  Workload workload;
+  std::filesystem::path root;
+};
+
+RequestedWorkload parse_workload_request(const ordered_json& h) {
+  return {read_definition(h.at("definition"), Location{"", 0, "request.definition"}),
+          read_workload(h.at("workload"), Location{"", 0, "request.workload"}),
+          h.at("root").get<std::string>()};
+}
+
+std::string hex(std::uint64_t v) { return fmt::format("{:016x}", v); }
+
+ordered_json hash_inputs(const std::vector<HostTensor>& inputs) {
+  ordered_json hashes = ordered_json::array();
+  for (const HostTensor& t : inputs) hashes.push_back(hex(hash_bytes(t.bytes())));
+  return hashes;
+}
+
+std::vector<HostTensor> fresh_like(const std::vector<HostTensor>& templates) {
+  std::vector<HostTensor> out;
+  for (const HostTensor& t : templates) {
+    out.push_back(t.is_scalar() ? HostTensor::scalar(t.dtype()) : HostTensor(t.dtype(), t.shape()));
+  }
+  return out;
+}
+
+// Reads device inputs back (scalars keep their host value) to see whether the call wrote them.
+ordered_json hash_device_inputs(Backend& backend, const std::vector<DeviceTensor>& device,
+                                const std::vector<HostTensor>& host) {
+  std::vector<HostTensor> after = fresh_like(host);
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    if (host[i].is_scalar()) after[i] = host[i].clone();
+  }
+  download(backend, device, after);
+  return hash_inputs(after);
+}
+
+// Converts a failure of the candidate (or of the device under it) into reply fields.
+void record_failure(Backend& backend, const std::string& what, ordered_json& reply) {
+  reply["error"] = what;
+  reply["sticky"] = backend.sticky();
+}
+
+}  // namespace
+
+MeasurementService::MeasurementService(std::unique_ptr<Backend> backend) : backend_(std::move(backend)) {}
+
+Message MeasurementService::handle(const Message& request) {
+  const std::string& kind = request.kind();
+  if (kind == measurement::kHello) return hello(request);
+  if (kind == measurement::kLoad) return load(request);
+  if (kind == measurement::kCheck) return check(request);
+  if (kind == measurement::kTime) return time(request);
+  throw Error(Location{"", 0, "kind"}, fmt::format("unknown request kind '{}'", kind));
+}
+
+Message MeasurementService::hello(const Message& request) const {
+  const DeviceInfo& d = backend_->info();
+  ordered_json device = {{"backend", d.backend},
+                         {"name", d.name},
+                         {"driver", d.driver},
+                         {"runtime", d.runtime},
+                         {"compute_capability", d.compute_capability},
+                         {"sm_count", d.sm_count},
+                         {"l2_bytes", d.l2_bytes},
+                         {"nominal_sm_clock_mhz", d.nominal_sm_clock_mhz}};
+  return Message::make("hello", request.request_id, {{"device", device}});
+}
+
+Message MeasurementService::load(const Message& request) {
+  library_ = KernelLibrary::open(request.header.at("library").get<std::string>(),
+                                 request.header.at("signature").get<std::string>());
+  return Message::make("load", request.request_id);
+}
+
+const KernelLibrary& MeasurementService::library() const {
+  if (!library_) throw Error("no library loaded: send 'load' first");
+  return *library_;
+}
+
+Message MeasurementService::check(const Message& request) {
+  const KernelLibrary& lib = library();
+  RequestedWorkload w = parse_workload_request(request.header);
+  const auto seed = request.header.at("seed").get<std::uint64_t>();
+  std::vector<HostTensor> inputs = make_inputs(w.definition, w.workload, seed, w.root);
+  std::vector<HostTensor> outputs = make_outputs(w.definition, resolve_axes(w.definition, w.workload));
+  ordered_json reply = {{"input_hashes_before", hash_inputs(inputs)}, {"sticky", false}};
+
+  std::vector<DeviceTensor> device_in = upload(*backend_, inputs);
+  std::vector<DeviceTensor> device_out = allocate_like(*backend_, outputs);
+  poison(*backend_, device_out, request.header.value("poison", std::uint8_t{0xFF}));
+  backend_->synchronize();
+  std::vector<kh_arg> args = make_args(device_in, device_out);
+  const auto start = Clock::now();
+  std::string error = lib.call(args, backend_->stream());
+  try {
+    backend_->synchronize();
+  } catch (const Error& e) {
+    error += (error.empty() ? "" : "; ") + std::string(e.what());
+  }
+  reply["call_ms"] = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  if (backend_->info().backend == "cpu") {
+    reply["lingering"] = lingering_to_json(ThreadActivityProbe::after_call(std::chrono::microseconds(5000)));
+  }
+  if (!error.empty()) {
+    record_failure(*backend_, error, reply);
+    return Message::make(measurement::kCheck, request.request_id, reply);
+  }
+  download(*backend_, device_out, outputs);
+  reply["input_hashes_after"] = hash_device_inputs(*backend_, device_in, inputs);
+  reply["outputs"] = describe_tensors(w.definition.outputs, outputs);
+  return Message::make(measurement::kCheck, request.request_id, reply, concatenate(outputs));
+}
+
+Message MeasurementService::time(const Message& request) {
+  const KernelLibrary& lib = library();
+  RequestedWorkload w = parse_workload_request(request.header);
+  const ordered_json& h = request.header;
+  std::vector<std::vector<HostTensor>> host_sets;
+  std::vector<std::vector<DeviceTensor>> device_sets;
+  for (const auto& seed : h.at("set_seeds")) {
+    host_sets.push_back(make_inputs(w.definition, w.workload, seed.get<std::uint64_t>(), w.root));
+    device_sets.push_back(upload(*backend_, host_sets.back()));
+  }
+  const std::vector<HostTensor> templates = make_outputs(w.definition, resolve_axes(w.definition, w.workload));
+  TimedLoopConfig config;
+  config.warmup = h.value("warmup", 10);
+  config.iterations = h.value("iterations", 50);
+  config.recheck = h.value("recheck", 4);
+  config.poison = h.value("poison", std::uint8_t{0xFF});
+  if (h.contains("robust")) config.robust = stop_parameters_from_json(h.at("robust"));
+  backend_->synchronize();
+
+  ordered_json reply = {{"sticky", false}};
+  TimedLoopResult r;
+  try {
+    r = run_timed_loop(*backend_, lib, device_sets, templates, config);
+  } catch (const Error& e) {
+    r.error = e.what();
+  }
+  if (!r.error.empty()) {
+    record_failure(*backend_, r.error, reply);
+    return Message::make(measurement::kTime, request.request_id, reply);
+  }
+  ordered_json before = ordered_json::array();
+  ordered_json after = ordered_json::array();
+  for (std::size_t s = 0; s < device_sets.size(); ++s) {
+    before.push_back(hash_inputs(host_sets[s]));
+    after.push_back(hash_device_inputs(*backend_, device_sets[s], host_sets[s]));
+  }
+  reply["input_hashes_before"] = before;
+  reply["input_hashes_after"] = after;
+  return timed_reply(request.request_id, w.definition, r, reply);
+}
+
+int run_measurement_worker(const std::string& backend_name) {
+  Channel channel = open_inherited_channel();
+  std::unique_ptr<MeasurementService> service;
+  std::string startup_error;
+  try {
+    service = std::make_unique<MeasurementService>(make_backend(backend_name));
+  } catch (const Error& e) {
+    startup_error = e.what();  // answered to every request below, so the orchestrator sees why
+  }
+  serve(channel, [&](const Message& request) -> Message {
+    if (!service) throw Error("worker could not start backend '" + backend_name + "': " + startup_error);
+    return service->handle(request);
+  });
+  return 0;
+}
+
+}  // namespace kh

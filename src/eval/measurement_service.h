@@ -1,0 +1,41 @@
+// MeasurementService: the worker side of the harness. It owns the backend and the
+// loaded candidate, and answers the requests of measurement_protocol.h.
+//
+// Nothing it says is trusted: it runs in the same process as the candidate. It
+// reports raw facts (output bytes, input hashes, samples) and the orchestrator
+// decides every verdict.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "device/backend.h"
+#include "eval/kernel_library.h"
+#include "worker/message.h"
+
+namespace kh {
+
+class MeasurementService {
+ public:
+  explicit MeasurementService(std::unique_ptr<Backend> backend);
+
+  // Answers one request; throws kh::Error for a malformed request.
+  [[nodiscard]] Message handle(const Message& request);
+
+ private:
+  [[nodiscard]] Message hello(const Message& request) const;
+  [[nodiscard]] Message load(const Message& request);
+  [[nodiscard]] Message check(const Message& request);
+  [[nodiscard]] Message time(const Message& request);
+  [[nodiscard]] const KernelLibrary& library() const;
+
+  std::unique_ptr<Backend> backend_;
+  std::optional<KernelLibrary> library_;
+};
+
+// The `kharness __worker` entry point: serves requests on the inherited channel
+// until shutdown. Returns the process exit code.
+int run_measurement_worker(const std::string& backend_name);
+
+}  // namespace kh

@@ -1,0 +1,90 @@
+#include "eval/solution_build.h"
+
+#include <fmt/format.h>
+
+#include "build/build_queue.h"
+#include "error/error.h"
+
+namespace kh {
+
+namespace {
+
+// A solution opts into the kharness ABI with binding "kharness", or by including
+// <kharness/kernel.h> without naming a binding. tvm-ffi and torch bindings need a
+// Python runtime that kharness does not embed.
+void check_binding(const Solution& s) {
+  const bool includes_abi = [&] {
+    for (const auto& f : s.sources) {
+      if (f.content.find("kharness/kernel.h") != std::string::npos) return true;
+    }
+    return false;
+  }();
+  if (s.spec.binding && *s.spec.binding == "kharness") return;
+  if (!s.spec.binding && includes_abi) return;
+  throw Error(Location{"", 0, "spec.binding"},
+              fmt::format("binding '{}' is not supported: kharness calls entry points through its own C ABI; "
+                          "write the entry against include/kharness/kernel.h and set spec.binding to 'kharness'",
+                          s.spec.effective_binding()));
+}
+
+std::string language_for(const std::string& backend) { return backend == "cuda" ? "cuda" : "cpp"; }
+
+}  // namespace
+
+KernelSignature kernel_signature(const Definition& definition, const std::string& function) {
+  KernelSignature sig;
+  sig.function = function;
+  for (const auto& [name, spec] : definition.inputs) {
+    sig.params.push_back({name, spec.is_scalar() ? KernelParam::Role::scalar : KernelParam::Role::input, spec.dtype});
+  }
+  for (const auto& [name, spec] : definition.outputs) {
+    sig.params.push_back({name, KernelParam::Role::output, spec.dtype});
+  }
+  return sig;
+}
+
+BuildRequest build_request(const Solution& s, const Definition& definition, const BuildSettings& settings) {
+  const std::string wanted = language_for(settings.backend);
+  if (s.spec.language != wanted) {
+    throw Error(Location{"", 0, "spec.language"},
+                fmt::format("language '{}' cannot run on the {} backend, which takes '{}' solutions",
+                            s.spec.language, settings.backend, wanted));
+  }
+  if (!s.spec.uses_destination_passing()) {
+    throw Error(Location{"", 0, "spec.destination_passing_style"},
+                "kharness allocates outputs itself (destination passing); value-returning entries are not supported");
+  }
+  check_binding(s);
+  BuildRequest r;
+  r.language = s.spec.language;
+  for (const auto& f : s.sources) r.sources.push_back({f.path, f.content});
+  r.entry_file = s.spec.entry_file();
+  r.entry_function = s.spec.entry_function();
+  r.signature = kernel_signature(definition, r.entry_function);
+  r.arch = wanted == "cuda" ? settings.arch : "";
+  r.defines = settings.defines;
+  r.timeout = settings.timeout;
+  return r;
+}
+
+std::vector<BuildResult> build_solutions(const BuildCache& cache, const std::vector<Solution>& solutions,
+                                         const Definition& definition, const BuildSettings& settings, int jobs) {
+  std::vector<BuildResult> results(solutions.size());
+  std::vector<BuildRequest> requests;
+  std::vector<std::size_t> slots;
+  for (std::size_t i = 0; i < solutions.size(); ++i) {
+    try {
+      requests.push_back(build_request(solutions[i], definition, settings));
+      slots.push_back(i);
+    } catch (const Error& e) {
+      results[i].status = BuildResult::Status::compile_error;
+      results[i].message = e.what();
+      results[i].log = e.what();
+    }
+  }
+  std::vector<BuildResult> built = build_all(cache, requests, jobs);
+  for (std::size_t k = 0; k < slots.size(); ++k) results[slots[k]] = std::move(built[k]);
+  return results;
+}
+
+}  // namespace kh

@@ -1,0 +1,37 @@
+// Turns a FlashInfer-Trace Solution into a build request for its definition's kernel
+// ABI, and builds it through the content-addressed cache.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "build/build_cache.h"
+#include "build/build_request.h"
+#include "trace/definition.h"
+#include "trace/solution.h"
+
+namespace kh {
+
+struct BuildSettings {
+  std::string backend = "cpu";  // "cpu" builds cpp solutions, "cuda" builds cuda ones
+  std::string arch;             // for cuda; from the device unless overridden
+  std::vector<std::string> defines;
+  std::chrono::seconds timeout{300};
+};
+
+// The ABI signature a definition asks of an entry function.
+[[nodiscard]] KernelSignature kernel_signature(const Definition& definition, const std::string& function);
+
+// The build request, or kh::Error saying why this solution cannot run on this
+// backend (language, binding, destination passing, entry point).
+[[nodiscard]] BuildRequest build_request(const Solution& solution, const Definition& definition,
+                                         const BuildSettings& settings);
+
+// Builds `solutions` (up to `jobs` compilers at once), in order. A solution that cannot
+// even be requested comes back as a compile_error result with the reason.
+[[nodiscard]] std::vector<BuildResult> build_solutions(const BuildCache& cache, const std::vector<Solution>& solutions,
+                                                       const Definition& definition, const BuildSettings& settings,
+                                                       int jobs);
+
+}  // namespace kh

@@ -1,0 +1,38 @@
+// ThreadActivityProbe: did any other thread of this process keep working after the
+// candidate's call returned?
+//
+// On the CPU backend there is no device to synchronise, so work handed to a helper
+// thread would escape the timer. The probe reads each thread's on-CPU nanoseconds
+// (/proc/self/task/<tid>/schedstat) at the start and end of a short grace period
+// after the call. CPU time burnt by other threads in that period, or a thread that
+// appears or ends in it, means the call returned before its work was done.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace kh {
+
+struct LingeringWork {
+  double cpu_ms = 0;      // on-CPU time of other threads during the grace period
+  int threads_ended = 0;  // threads alive at its start and gone at its end
+  int threads_started = 0;
+
+  [[nodiscard]] bool any(double cpu_threshold_ms) const {
+    return cpu_ms > cpu_threshold_ms || threads_ended > 0 || threads_started > 0;
+  }
+  [[nodiscard]] std::string describe() const;
+};
+
+class ThreadActivityProbe {
+ public:
+  [[nodiscard]] static LingeringWork after_call(std::chrono::microseconds grace);
+
+ private:
+  // tid -> on-CPU ns, for every thread except the caller.
+  [[nodiscard]] static std::map<std::string, std::uint64_t> other_threads();
+};
+
+}  // namespace kh

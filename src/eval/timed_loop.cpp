@@ -1,0 +1,195 @@
+#include "eval/timed_loop.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+
+#include "error/error.h"
+#include "eval/timing/iteration_timer.h"
+
+namespace kh {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The timers of one loop: the best the backend has, plus CUDA events beside CUPTI.
+struct TimerPair {
+  std::unique_ptr<IterationTimer> primary;
+  std::unique_ptr<IterationTimer> secondary;
+  std::string note;
+};
+
+TimerPair make_timers(Backend& backend) {
+  TimerPair t;
+  for (TimerKind kind : backend.timers()) {
+    try {
+      t.primary = backend.make_timer(kind);
+      break;
+    } catch (const Error& e) {
+      // Not swallowed: the reason is recorded in the trace as the timer note.
+      t.note += std::string(t.note.empty() ? "" : "; ") + e.what();
+    }
+  }
+  if (!t.primary) throw Error("no timer could be created on backend " + backend.info().backend);
+  if (t.primary->name() == "cupti_span") t.secondary = backend.make_timer(TimerKind::cuda_event);
+  return t;
+}
+
+// Output slots rotate; the contents of each slot after the loop belong to the last
+// iteration that wrote it.
+struct OutputSlots {
+  std::vector<std::vector<DeviceTensor>> slots;
+  std::vector<int> last_iteration;
+  std::vector<int> last_set;
+};
+
+OutputSlots make_slots(Backend& backend, const std::vector<HostTensor>& templates, int count) {
+  OutputSlots s;
+  for (int i = 0; i < count; ++i) {
+    s.slots.push_back(allocate_like(backend, templates));
+    s.last_iteration.push_back(-1);
+    s.last_set.push_back(-1);
+  }
+  return s;
+}
+
+class Loop {
+ public:
+  Loop(Backend& backend, const KernelLibrary& library, std::vector<std::vector<DeviceTensor>>& sets,
+       const std::vector<HostTensor>& templates, const TimedLoopConfig& config)
+      : backend_(backend), library_(library), sets_(sets), templates_(templates), config_(config),
+        slots_(make_slots(backend, templates, std::max(1, config.recheck))) {}
+
+  TimedLoopResult run() {
+    TimerPair timers = make_timers(backend_);
+    result_.timer = std::string(timers.primary->name());
+    result_.timer_note = timers.note;
+    if (!warm_up()) return std::move(result_);
+    if (config_.robust) {
+      run_robust(timers);
+    } else {
+      run_batch(timers, config_.iterations);
+      result_.stop_reason = std::to_string(config_.iterations) + " iterations (official protocol)";
+    }
+    collect_rechecks();
+    return std::move(result_);
+  }
+
+ private:
+  bool call(int iteration, IterationTimer* primary, IterationTimer* secondary) {
+    const int set = iteration % static_cast<int>(sets_.size());
+    const int slot = iteration % static_cast<int>(slots_.slots.size());
+    poison(backend_, slots_.slots[slot], config_.poison);
+    backend_.flush_cache();
+    std::vector<kh_arg> args = make_args(sets_[set], slots_.slots[slot]);
+    if (primary) primary->start();
+    if (secondary) secondary->start();
+    std::string error = library_.call(args, backend_.stream());
+    if (secondary) secondary->stop();
+    if (primary) primary->stop();
+    if (!primary) backend_.synchronize();
+    slots_.last_iteration[slot] = iteration;
+    slots_.last_set[slot] = set;
+    if (!error.empty()) {
+      result_.error = "iteration " + std::to_string(iteration) + ": " + error;
+      return false;
+    }
+    return true;
+  }
+
+  bool warm_up() {
+    for (int i = 0; i < config_.warmup; ++i) {
+      if (!call(next_++, nullptr, nullptr)) return false;
+    }
+    return true;
+  }
+
+  bool run_batch(TimerPair& timers, int count) {
+    std::vector<int> sets;
+    std::vector<double> clocks;
+    for (int i = 0; i < count; ++i) {
+      sets.push_back(next_ % static_cast<int>(sets_.size()));
+      if (!call(next_++, timers.primary.get(), timers.secondary.get())) return false;
+      probe_lingering();
+      clocks.push_back(backend_.sm_clock_mhz().value_or(0.0));
+    }
+    append_samples(timers, sets, clocks);
+    return true;
+  }
+
+  void append_samples(TimerPair& timers, const std::vector<int>& sets, const std::vector<double>& clocks) {
+    std::vector<IterationSample> primary = timers.primary->finish();
+    std::vector<IterationSample> secondary;
+    if (timers.secondary) secondary = timers.secondary->finish();
+    result_.stray += timers.primary->stray_activities();
+    for (std::size_t i = 0; i < primary.size() && i < sets.size(); ++i) {
+      TimedSample s;
+      s.ms = primary[i].span_ms;
+      s.activities = primary[i].activities;
+      s.valid = primary[i].valid;
+      s.event_ms = i < secondary.size() ? secondary[i].span_ms : -1;
+      s.clock_mhz = clocks[i];
+      s.input_set = sets[i];
+      result_.samples.push_back(s);
+    }
+  }
+
+  void run_robust(TimerPair& timers) {
+    const StopParameters& p = *config_.robust;
+    auto criterion = make_stop_criterion("stdrel", p);
+    const auto deadline = Clock::now() + std::chrono::duration<double>(p.timeout_s);
+    while (!criterion->is_finished()) {
+      const std::size_t before = result_.samples.size();
+      if (!run_batch(timers, 10)) return;
+      for (std::size_t i = before; i < result_.samples.size(); ++i) {
+        if (result_.samples[i].valid) criterion->add(result_.samples[i].ms);
+      }
+      if (Clock::now() > deadline) {
+        result_.stop_reason = "timeout after " + criterion->reason();
+        return;
+      }
+    }
+    result_.stop_reason = criterion->reason();
+  }
+
+  void probe_lingering() {
+    if (backend_.info().backend != "cpu") return;
+    LingeringWork w = ThreadActivityProbe::after_call(std::chrono::microseconds(2000));
+    if (w.cpu_ms > result_.lingering.cpu_ms || w.threads_ended > result_.lingering.threads_ended ||
+        w.threads_started > result_.lingering.threads_started) {
+      result_.lingering = w;
+    }
+  }
+
+  void collect_rechecks() {
+    for (std::size_t s = 0; s < slots_.slots.size(); ++s) {
+      if (slots_.last_iteration[s] < config_.warmup) continue;  // only timed iterations
+      RecheckedOutput r{slots_.last_iteration[s], slots_.last_set[s], {}};
+      for (const HostTensor& t : templates_) r.outputs.push_back(HostTensor(t.dtype(), t.shape()));
+      download(backend_, slots_.slots[s], r.outputs);
+      result_.rechecked.push_back(std::move(r));
+    }
+  }
+
+  Backend& backend_;
+  const KernelLibrary& library_;
+  std::vector<std::vector<DeviceTensor>>& sets_;
+  const std::vector<HostTensor>& templates_;
+  const TimedLoopConfig& config_;
+  OutputSlots slots_;
+  TimedLoopResult result_;
+  int next_ = 0;
+};
+
+}  // namespace
+
+TimedLoopResult run_timed_loop(Backend& backend, const KernelLibrary& library,
+                               std::vector<std::vector<DeviceTensor>>& input_sets,
+                               const std::vector<HostTensor>& output_templates, const TimedLoopConfig& config) {
+  if (input_sets.empty()) throw Error("timed loop needs at least one input set");
+  Loop loop(backend, library, input_sets, output_templates, config);
+  return loop.run();
+}
+
+}  // namespace kh

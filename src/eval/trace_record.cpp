@@ -1,0 +1,120 @@
+#include "eval/trace_record.h"
+
+#include <chrono>
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "trace/json_io.h"
+
+namespace kh {
+
+namespace {
+
+std::string utc_timestamp() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+ordered_json stats_json(const SampleStatistics& s) {
+  return {{"count", s.count},   {"median_ms", s.median}, {"mean_ms", s.mean},     {"q1_ms", s.q1},
+          {"q3_ms", s.q3},       {"min_ms", s.min},       {"max_ms", s.max},       {"stdev_ms", s.stdev},
+          {"noise", s.noise},    {"ci95_low_ms", s.ci_low}, {"ci95_high_ms", s.ci_high}};
+}
+
+ordered_json latency_json(const LatencyMeasurement& m) {
+  return {{"timer", m.timer},
+          {"timer_note", m.timer_note},
+          {"latency_ms", m.latency_ms},
+          {"trial_medians_ms", m.trial_medians_ms},
+          {"samples", stats_json(m.stats)},
+          {"throttled_samples", m.throttled},
+          {"stop_reason", m.stop_reason},
+          {"input_set_seeds", m.set_seeds}};
+}
+
+ordered_json protocol_json(const EvalOptions& o) {
+  ordered_json p = {{"name", std::string(protocol_name(o.protocol))},
+                    {"correctness_trials", o.correctness_trials},
+                    {"warmup", o.warmup},
+                    {"recheck", o.recheck},
+                    {"throttle_ratio", o.throttle_ratio},
+                    {"cache_flush", "before every iteration"},
+                    {"cuda_graphs", false}};
+  if (o.protocol == TimingProtocol::official) {
+    p["iterations"] = o.iterations;
+    p["trials"] = o.timing_trials;
+    p["statistic"] = "mean of per-trial medians";
+  } else {
+    p["stop"] = {{"criterion", "stdrel"},
+                 {"max_noise", o.robust.max_noise},
+                 {"min_samples", o.robust.min_samples},
+                 {"min_time_s", o.robust.min_time_s},
+                 {"timeout_s", o.robust.timeout_s}};
+    p["statistic"] = "median";
+  }
+  return p;
+}
+
+}  // namespace
+
+ordered_json environment_json(const SolutionEvaluation& e) {
+  return e.device;
+}
+
+Trace make_trace(const EvaluationTarget& target, const SolutionEvaluation& evaluation, const WorkloadResult& w,
+                 const EvalOptions& options, TraceStyle style) {
+  Trace t;
+  t.definition = target.definition.name;
+  t.workload = w.workload;
+  t.solution = target.candidate.name;
+  Evaluation ev;
+  ev.status = w.status;
+  if (style.official_status && w.status == EvalStatus::reward_hack) {
+    ev.status = EvalStatus::runtime_error;
+    ev.log = "REWARD_HACK: ";
+  }
+  ev.log += w.log;
+  ev.timestamp = utc_timestamp();
+  ev.environment.hardware = evaluation.device.value("name", std::string("unknown"));
+  ev.environment.libs.add("driver", evaluation.device.value("driver", std::string()));
+  ev.environment.libs.add("cuda_runtime", evaluation.device.value("runtime", std::string()));
+  ev.environment.libs.add("kharness", "0.1.0");
+  if (w.correctness && (w.status == EvalStatus::passed || w.status == EvalStatus::incorrect_numerical)) {
+    ev.correctness = Correctness{w.correctness->max_relative_error, w.correctness->max_absolute_error,
+                                 w.correctness->extra, {}};
+  }
+  if (w.status == EvalStatus::passed && w.latency) {
+    Performance p;
+    p.latency_ms = w.latency->latency_ms;
+    p.reference_latency_ms = w.reference_latency ? w.reference_latency->latency_ms : 0;
+    p.speedup_factor = w.speedup();
+    ev.performance = p;
+  }
+  ordered_json ours = {{"protocol", protocol_json(options)},
+                       {"backend", options.backend},
+                       {"status", std::string(status_name(w.status))},
+                       {"correctness_seeds", w.check_seeds},
+                       {"device", evaluation.device},
+                       {"build", {{"key", evaluation.candidate_build.key},
+                                  {"cache_hit", evaluation.candidate_build.cache_hit},
+                                  {"seconds", evaluation.candidate_build.seconds}}},
+                       {"worker_restarts", w.worker_restarts}};
+  if (w.latency) ours["latency"] = latency_json(*w.latency);
+  if (w.reference_latency) ours["reference_latency"] = latency_json(*w.reference_latency);
+  ev.raw = ordered_json::object();
+  ev.raw["kharness"] = ours;
+  t.evaluation = std::move(ev);
+  t.raw = ordered_json::object();
+  return t;
+}
+
+std::string_view protocol_name(TimingProtocol p) noexcept {
+  return p == TimingProtocol::official ? "official" : "robust";
+}
+
+}  // namespace kh

@@ -1,0 +1,137 @@
+#include "eval/worker_payload.h"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "error/error.h"
+#include "eval/measurement_protocol.h"
+
+namespace kh {
+
+ordered_json describe_tensors(const NamedList<TensorSpec>& specs, const std::vector<HostTensor>& t) {
+  ordered_json out = ordered_json::array();
+  std::size_t i = 0;
+  for (const auto& [name, spec] : specs) {
+    out.push_back({{"name", name},
+                   {"dtype", std::string(dtype_name(t[i].dtype()))},
+                   {"shape", t[i].shape()},
+                   {"nbytes", t[i].nbytes()}});
+    ++i;
+  }
+  return out;
+}
+
+std::vector<std::byte> concatenate(const std::vector<HostTensor>& tensors) {
+  std::size_t total = 0;
+  for (const HostTensor& t : tensors) total += t.nbytes();
+  std::vector<std::byte> out(total);
+  std::size_t offset = 0;
+  for (const HostTensor& t : tensors) {
+    if (t.nbytes() > 0) std::memcpy(out.data() + offset, t.bytes().data(), t.nbytes());
+    offset += t.nbytes();
+  }
+  return out;
+}
+
+std::vector<HostTensor> split_tensors(const ordered_json& description, std::span<const std::byte> payload,
+                                      std::size_t& offset, const std::vector<HostTensor>& expected) {
+  if (!description.is_array() || description.size() != expected.size()) {
+    throw Error(Location{"", 0, "reply.outputs"},
+                fmt::format("worker described {} outputs, expected {}", description.size(), expected.size()));
+  }
+  std::vector<HostTensor> out;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const ordered_json& d = description[i];
+    const std::string name = d.value("name", std::string("?"));
+    HostTensor t(expected[i].dtype(), expected[i].shape());
+    if (d.value("dtype", std::string()) != dtype_name(t.dtype()) ||
+        d.value("shape", std::vector<std::int64_t>{}) != t.shape() || d.value("nbytes", std::size_t{0}) != t.nbytes()) {
+      throw Error(Location{"", 0, "reply.outputs." + name},
+                  fmt::format("worker returned {} {} of {} bytes; expected {} {} of {} bytes", d.value("dtype", "?"),
+                              d.value("shape", ordered_json::array()).dump(), d.value("nbytes", 0),
+                              dtype_name(t.dtype()), ordered_json(t.shape()).dump(), t.nbytes()));
+    }
+    if (offset + t.nbytes() > payload.size()) {
+      throw Error(Location{"", 0, "reply.payload"}, fmt::format("payload too short for output '{}'", name));
+    }
+    if (t.nbytes() > 0) std::memcpy(t.bytes().data(), payload.data() + offset, t.nbytes());
+    offset += t.nbytes();
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+ordered_json lingering_to_json(const LingeringWork& w) {
+  return {{"cpu_ms", w.cpu_ms}, {"threads_ended", w.threads_ended}, {"threads_started", w.threads_started}};
+}
+
+LingeringWork lingering_from_json(const ordered_json& j) {
+  LingeringWork w;
+  if (!j.is_object()) return w;
+  w.cpu_ms = j.value("cpu_ms", 0.0);
+  w.threads_ended = j.value("threads_ended", 0);
+  w.threads_started = j.value("threads_started", 0);
+  return w;
+}
+
+ordered_json stop_parameters_to_json(const StopParameters& p) {
+  return {{"max_noise", p.max_noise},   {"min_samples", p.min_samples}, {"min_time_s", p.min_time_s},
+          {"timeout_s", p.timeout_s},   {"max_samples", p.max_samples}};
+}
+
+StopParameters stop_parameters_from_json(const ordered_json& j) {
+  StopParameters p;
+  p.max_noise = j.value("max_noise", p.max_noise);
+  p.min_samples = j.value("min_samples", p.min_samples);
+  p.min_time_s = j.value("min_time_s", p.min_time_s);
+  p.timeout_s = j.value("timeout_s", p.timeout_s);
+  p.max_samples = j.value("max_samples", p.max_samples);
+  return p;
+}
+
+Message timed_reply(std::uint64_t request_id, const Definition& definition, const TimedLoopResult& r,
+                    ordered_json fields) {
+  ordered_json samples = ordered_json::array();
+  for (const TimedSample& s : r.samples) {
+    samples.push_back({{"ms", s.ms},
+                       {"event_ms", s.event_ms},
+                       {"activities", s.activities},
+                       {"valid", s.valid},
+                       {"clock_mhz", s.clock_mhz},
+                       {"set", s.input_set}});
+  }
+  fields["timer"] = r.timer;
+  fields["timer_note"] = r.timer_note;
+  fields["samples"] = samples;
+  fields["stop_reason"] = r.stop_reason;
+  fields["stray"] = r.stray;
+  fields["lingering"] = lingering_to_json(r.lingering);
+  ordered_json rechecks = ordered_json::array();
+  std::vector<HostTensor> all;
+  for (const RecheckedOutput& o : r.rechecked) {
+    rechecks.push_back({{"iteration", o.iteration},
+                        {"set", o.input_set},
+                        {"outputs", describe_tensors(definition.outputs, o.outputs)}});
+    for (const HostTensor& t : o.outputs) all.push_back(t.clone());
+  }
+  fields["recheck"] = rechecks;
+  return Message::make(measurement::kTime, request_id, std::move(fields), concatenate(all));
+}
+
+std::vector<TimedSample> samples_from_json(const ordered_json& samples) {
+  std::vector<TimedSample> out;
+  for (const ordered_json& j : samples) {
+    TimedSample s;
+    s.ms = j.value("ms", 0.0);
+    s.event_ms = j.value("event_ms", -1.0);
+    s.activities = j.value("activities", 0);
+    s.valid = j.value("valid", false);
+    s.clock_mhz = j.value("clock_mhz", 0.0);
+    s.input_set = j.value("set", 0);
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace kh

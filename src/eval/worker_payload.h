@@ -1,0 +1,45 @@
+// Encoding of measurement replies: tensors travel as a JSON description plus their
+// bytes concatenated in the payload; timing results as JSON arrays of samples.
+// Both sides of the channel use these, so the format lives in one place.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/thread_activity_probe.h"
+#include "eval/timed_loop.h"
+#include "eval/timing/stop_criterion.h"
+#include "tensor/host_tensor.h"
+#include "trace/definition.h"
+#include "worker/message.h"
+
+namespace kh {
+
+using ordered_json = nlohmann::ordered_json;
+
+// [{name, dtype, shape, nbytes}] for tensors named by `specs` in order.
+[[nodiscard]] ordered_json describe_tensors(const NamedList<TensorSpec>& specs, const std::vector<HostTensor>& t);
+[[nodiscard]] std::vector<std::byte> concatenate(const std::vector<HostTensor>& tensors);
+// Splits `payload` from `offset` into tensors as `description` says and checks that each
+// one has the dtype and shape `expected` has. Throws kh::Error naming the tensor when
+// the worker's answer does not fit (a forged or truncated reply).
+[[nodiscard]] std::vector<HostTensor> split_tensors(const ordered_json& description,
+                                                    std::span<const std::byte> payload, std::size_t& offset,
+                                                    const std::vector<HostTensor>& expected);
+
+[[nodiscard]] ordered_json lingering_to_json(const LingeringWork& w);
+[[nodiscard]] LingeringWork lingering_from_json(const ordered_json& j);
+
+[[nodiscard]] ordered_json stop_parameters_to_json(const StopParameters& p);
+[[nodiscard]] StopParameters stop_parameters_from_json(const ordered_json& j);
+
+// The "time" reply: samples, timer, rechecked outputs (payload) merged into `fields`.
+[[nodiscard]] Message timed_reply(std::uint64_t request_id, const Definition& definition,
+                                  const TimedLoopResult& result, ordered_json fields);
+// Samples of a "time" reply, in order.
+[[nodiscard]] std::vector<TimedSample> samples_from_json(const ordered_json& samples);
+
+}  // namespace kh

@@ -1,0 +1,286 @@
+#include "eval/workload_evaluation.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "error/error.h"
+#include "eval/input_generator.h"
+#include "eval/timing/sample_statistics.h"
+#include "eval/workload_shapes.h"
+
+namespace kh {
+
+namespace {
+
+// Poison patterns alternate between trials: 0xFF is NaN in every float format with a
+// NaN, 0xA5 is an implausible integer, so no output left unwritten can match twice.
+constexpr std::uint8_t kPoison[2] = {0xFF, 0xA5};
+
+// A timed iteration whose CUDA events saw this much more than CUPTI did means CUPTI
+// was blind to work the candidate ran: records disabled or dropped.
+constexpr double kEventExcessRatio = 1.5;
+constexpr double kEventExcessFloorMs = 0.05;
+
+std::size_t default_budget(const std::string& backend) {
+  return backend == "cuda" ? (std::size_t{2} << 30) : (std::size_t{256} << 20);
+}
+
+}  // namespace
+
+SeedStream::SeedStream(std::optional<std::uint64_t> base)
+    : engine_(base ? *base : (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()) {}
+
+WorkloadEvaluation::WorkloadEvaluation(WorkloadContext context, MeasurementClient& candidate,
+                                       MeasurementClient& reference, SeedStream& seeds)
+    : ctx_(context), candidate_(candidate), reference_(reference), seeds_(seeds) {}
+
+WorkloadResult WorkloadEvaluation::run() {
+  result_.workload = ctx_.workload;
+  result_.status = EvalStatus::passed;
+  const std::size_t restarts_before = candidate_.restarts();
+  if (check_correctness() && measure(candidate_, true, result_.latency) && ctx_.options.time_reference) {
+    if (!measure(reference_, false, result_.reference_latency)) result_.reference_latency.reset();
+  }
+  result_.worker_restarts = candidate_.restarts() - restarts_before;
+  return std::move(result_);
+}
+
+void WorkloadEvaluation::fail(EvalStatus status, std::string log) {
+  result_.status = status;
+  result_.log = std::move(log);
+}
+
+void WorkloadEvaluation::fail_call(const CallFailure& f, const std::string& when) {
+  switch (f.kind) {
+    case CallFailure::Kind::timeout:
+      fail(EvalStatus::timeout, fmt::format("{}: {}", when, f.message));
+      return;
+    case CallFailure::Kind::protocol_violation:
+      fail(EvalStatus::reward_hack, fmt::format("{}: corrupted the harness channel: {}", when, f.message));
+      return;
+    case CallFailure::Kind::crashed:
+      fail(EvalStatus::runtime_error, fmt::format("{}: worker {}", when, f.message));
+      return;
+    case CallFailure::Kind::candidate_error:
+      fail(EvalStatus::runtime_error,
+           fmt::format("{}: {}{}", when, f.message, f.sticky ? " (sticky device error; worker replaced)" : ""));
+      return;
+    case CallFailure::Kind::harness_error:
+      fail(EvalStatus::runtime_error, fmt::format("{}: worker error: {}", when, f.message));
+      return;
+  }
+}
+
+const CheckResult* WorkloadEvaluation::reference_outputs(std::uint64_t seed) {
+  auto it = reference_cache_.find(seed);
+  if (it != reference_cache_.end()) return &it->second;
+  Outcome<CheckResult> r = reference_.check(ctx_.definition, ctx_.workload, ctx_.root, seed, kPoison[0]);
+  if (!r.value) {
+    fail(EvalStatus::runtime_error, fmt::format("the reference failed on seed {}: {}", seed, r.failure->message));
+    return nullptr;
+  }
+  return &reference_cache_.emplace(seed, std::move(*r.value)).first->second;
+}
+
+CheckVerdict WorkloadEvaluation::compare(const CheckResult& candidate, const CheckResult& reference,
+                                         std::uint64_t seed) {
+  std::optional<std::vector<HostTensor>> inputs;
+  CheckContext c{ctx_.definition, reference.outputs, candidate.outputs, ctx_.tolerance,
+                 [&]() -> const std::vector<HostTensor>& {
+                   if (!inputs) inputs = make_inputs(ctx_.definition, ctx_.workload, seed, ctx_.root);
+                   return *inputs;
+                 }};
+  return ctx_.checker.check(c);
+}
+
+bool WorkloadEvaluation::verify_inputs_untouched(const std::vector<std::string>& before,
+                                                 const std::vector<std::string>& after, const std::string& when) {
+  std::size_t i = 0;
+  for (const auto& [name, spec] : ctx_.definition.inputs) {
+    if (i >= before.size() || i >= after.size() || before[i] != after[i]) {
+      fail(EvalStatus::reward_hack, fmt::format("{}: input '{}' was modified by the solution (content hash {} "
+                                                "before the call, {} after)",
+                                                when, name, i < before.size() ? before[i] : "?",
+                                                i < after.size() ? after[i] : "?"));
+      return false;
+    }
+    ++i;
+  }
+  return true;
+}
+
+bool WorkloadEvaluation::check_correctness() {
+  for (int t = 0; t < ctx_.options.correctness_trials; ++t) {
+    const std::uint64_t seed = seeds_.next();
+    result_.check_seeds.push_back(seed);
+    const CheckResult* ref = reference_outputs(seed);
+    if (ref == nullptr) return false;
+    const std::string when = fmt::format("correctness trial {} (seed {})", t + 1, seed);
+    Outcome<CheckResult> out;
+    try {
+      out = candidate_.check(ctx_.definition, ctx_.workload, ctx_.root, seed, kPoison[t % 2]);
+    } catch (const Error& e) {
+      fail(EvalStatus::reward_hack, fmt::format("{}: malformed reply from the worker: {}", when, e.what()));
+      return false;
+    }
+    if (!out.value) {
+      fail_call(*out.failure, when);
+      return false;
+    }
+    if (out.value->lingering.any(0.5)) {
+      fail(EvalStatus::reward_hack,
+           fmt::format("{}: work continued after the call returned: {}", when, out.value->lingering.describe()));
+      return false;
+    }
+    if (!verify_inputs_untouched(ref->input_hashes_before, out.value->input_hashes_after, when)) return false;
+    CheckVerdict v = compare(*out.value, *ref, seed);
+    const bool worse = !result_.correctness || v.max_absolute_error > result_.correctness->max_absolute_error;
+    if (worse || !v.passed) result_.correctness = v;
+    if (!v.passed) {
+      fail(EvalStatus::incorrect_numerical, fmt::format("{}: {}", when, v.reason));
+      return false;
+    }
+  }
+  return true;
+}
+
+nlohmann::ordered_json WorkloadEvaluation::protocol_fields() const {
+  const EvalOptions& o = ctx_.options;
+  nlohmann::ordered_json f = {{"warmup", o.warmup}, {"recheck", o.recheck}, {"poison", kPoison[0]}};
+  if (o.protocol == TimingProtocol::robust) {
+    f["robust"] = {{"max_noise", o.robust.max_noise},   {"min_samples", o.robust.min_samples},
+                   {"min_time_s", o.robust.min_time_s}, {"timeout_s", o.robust.timeout_s},
+                   {"max_samples", o.robust.max_samples}};
+  } else {
+    f["iterations"] = o.iterations;
+  }
+  return f;
+}
+
+// As many distinct input sets as the budget allows, up to one per iteration: then no
+// two timed iterations see the same data at the same address, and a cache keyed on
+// pointers or contents never hits.
+std::size_t WorkloadEvaluation::input_sets() const {
+  const EvalOptions& o = ctx_.options;
+  const std::size_t budget = o.input_set_budget_bytes ? o.input_set_budget_bytes : default_budget(o.backend);
+  const std::size_t set_bytes =
+      std::max<std::size_t>(1, tensor_bytes(ctx_.definition.inputs, resolve_axes(ctx_.definition, ctx_.workload)));
+  const std::size_t iterations =
+      static_cast<std::size_t>(o.warmup) + (o.protocol == TimingProtocol::official ? o.iterations : 64);
+  return std::clamp<std::size_t>(budget / set_bytes, 2, std::max<std::size_t>(2, iterations));
+}
+
+bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const std::vector<std::uint64_t>& seeds) {
+  const std::size_t invalid =
+      std::count_if(r.samples.begin(), r.samples.end(), [](const TimedSample& s) { return !s.valid; });
+  if (invalid > 0) {
+    fail(EvalStatus::reward_hack, fmt::format("{} of {} timed iterations showed no device activity in their window "
+                                              "(work hidden from the timer, or done on the host)",
+                                              invalid, r.samples.size()));
+    return false;
+  }
+  if (r.lingering.any(0.5)) {
+    fail(EvalStatus::reward_hack, "timed iterations: work continued after the call returned: " + r.lingering.describe());
+    return false;
+  }
+  std::size_t blind = 0;
+  double total_ms = 0;
+  for (const TimedSample& s : r.samples) {
+    total_ms += s.ms;
+    if (s.event_ms >= 0 && s.event_ms > kEventExcessRatio * s.ms + kEventExcessFloorMs) ++blind;
+  }
+  if (blind * 10 > r.samples.size()) {
+    fail(EvalStatus::reward_hack, fmt::format("CUDA events measured more than CUPTI saw in {} of {} iterations: "
+                                              "CUPTI records are missing (timer tampering?)",
+                                              blind, r.samples.size()));
+    return false;
+  }
+  if (total_ms > r.wall_ms * 1.05 + 1.0) {
+    fail(EvalStatus::reward_hack, fmt::format("reported device time {:.3f} ms exceeds the {:.3f} ms the request "
+                                              "took on the wall clock (forged samples)",
+                                              total_ms, r.wall_ms));
+    return false;
+  }
+  for (std::size_t s = 0; s < r.input_hashes_after.size(); ++s) {
+    const auto& before = s < r.input_hashes_before.size() ? r.input_hashes_before[s] : std::vector<std::string>{};
+    if (!verify_inputs_untouched(before, r.input_hashes_after[s], fmt::format("timed input set {}", s))) return false;
+  }
+  for (const RecheckedOutput& o : r.rechecked) {
+    const std::uint64_t seed = seeds[static_cast<std::size_t>(o.input_set)];
+    const CheckResult* ref = reference_outputs(seed);
+    if (ref == nullptr) return false;
+    const auto& after = r.input_hashes_after[static_cast<std::size_t>(o.input_set)];
+    if (!verify_inputs_untouched(ref->input_hashes_before, after, fmt::format("timed input set {}", o.input_set))) {
+      return false;
+    }
+    CheckResult timed;
+    for (const HostTensor& t : o.outputs) timed.outputs.push_back(t.clone());
+    CheckVerdict v = compare(timed, *ref, seed);
+    if (!v.passed) {
+      fail(EvalStatus::reward_hack,
+           fmt::format("timed iteration {} (input set {}, seed {}) produced wrong outputs although the checked call "
+                       "was right (outputs cached or computed differently while timed): {}",
+                       o.iteration, o.input_set, seed, v.reason));
+      return false;
+    }
+  }
+  return true;
+}
+
+bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate, std::optional<LatencyMeasurement>& out) {
+  const EvalOptions& o = ctx_.options;
+  const int trials = o.protocol == TimingProtocol::official ? o.timing_trials : 1;
+  LatencyMeasurement m;
+  std::vector<double> pool;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<std::uint64_t> seeds;
+    for (std::size_t k = 0; k < input_sets(); ++k) seeds.push_back(seeds_.next());
+    m.set_seeds.push_back(seeds);
+    Outcome<TimeResult> r;
+    try {
+      r = who.time(ctx_.definition, ctx_.workload, ctx_.root, seeds, protocol_fields());
+    } catch (const Error& e) {
+      if (!is_candidate) throw;
+      fail(EvalStatus::reward_hack, fmt::format("timing trial {}: malformed reply from the worker: {}", t + 1, e.what()));
+      return false;
+    }
+    if (!r.value) {
+      if (is_candidate) {
+        fail_call(*r.failure, fmt::format("timing trial {}", t + 1));
+      } else {
+        result_.log += fmt::format("reference timing failed: {}\n", r.failure->message);
+      }
+      return false;
+    }
+    if (is_candidate && !verify_timed_run(*r.value, seeds)) return false;
+    m.timer = r.value->timer;
+    m.timer_note = r.value->timer_note;
+    m.stop_reason = r.value->stop_reason;
+    std::vector<double> accepted;
+    for (const TimedSample& s : r.value->samples) {
+      const bool throttled = ctx_.nominal_clock_mhz > 0 && s.clock_mhz > 0 &&
+                             s.clock_mhz < o.throttle_ratio * ctx_.nominal_clock_mhz;
+      if (throttled) ++m.throttled;
+      if (s.valid && !throttled) accepted.push_back(s.ms);
+    }
+    if (accepted.empty()) {
+      const std::string why = fmt::format("timing trial {}: no usable sample ({} throttled)", t + 1, m.throttled);
+      if (is_candidate) fail(EvalStatus::runtime_error, why);
+      else result_.log += "reference " + why + "\n";
+      return false;
+    }
+    m.trial_medians_ms.push_back(median(accepted));
+    pool.insert(pool.end(), accepted.begin(), accepted.end());
+  }
+  m.stats = summarize(pool);
+  m.latency_ms = o.protocol == TimingProtocol::official
+                     ? std::accumulate(m.trial_medians_ms.begin(), m.trial_medians_ms.end(), 0.0) /
+                           static_cast<double>(m.trial_medians_ms.size())
+                     : m.stats.median;
+  out = std::move(m);
+  return true;
+}
+
+}  // namespace kh

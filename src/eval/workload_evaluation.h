@@ -1,0 +1,67 @@
+// One workload's evaluation: correctness trials, then timing trials with re-checks.
+// Every verdict is made here, in the orchestrator, from raw facts the workers report.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <utility>
+
+#include "eval/check/output_checker.h"
+#include "eval/eval_options.h"
+#include "eval/measurement_client.h"
+#include "eval/workload_result.h"
+
+namespace kh {
+
+// Seeds for trials and input sets: fresh from the OS unless a base seed is given,
+// so a run can be repeated exactly when asked to.
+class SeedStream {
+ public:
+  explicit SeedStream(std::optional<std::uint64_t> base);
+  [[nodiscard]] std::uint64_t next() { return engine_(); }
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+struct WorkloadContext {
+  const Definition& definition;
+  const Workload& workload;
+  const std::filesystem::path& root;
+  const OutputChecker& checker;
+  Tolerance tolerance;
+  const EvalOptions& options;
+  double nominal_clock_mhz = 0;  // from the candidate's device report
+};
+
+class WorkloadEvaluation {
+ public:
+  WorkloadEvaluation(WorkloadContext context, MeasurementClient& candidate, MeasurementClient& reference,
+                     SeedStream& seeds);
+  [[nodiscard]] WorkloadResult run();
+
+ private:
+  bool check_correctness();
+  bool measure(MeasurementClient& who, bool is_candidate, std::optional<LatencyMeasurement>& out);
+  bool verify_timed_run(const TimeResult& r, const std::vector<std::uint64_t>& seeds);
+  bool verify_inputs_untouched(const std::vector<std::string>& before, const std::vector<std::string>& after,
+                               const std::string& when);
+  [[nodiscard]] const CheckResult* reference_outputs(std::uint64_t seed);
+  [[nodiscard]] CheckVerdict compare(const CheckResult& candidate, const CheckResult& reference,
+                                     std::uint64_t seed);
+  [[nodiscard]] nlohmann::ordered_json protocol_fields() const;
+  [[nodiscard]] std::size_t input_sets() const;
+  void fail(EvalStatus status, std::string log);
+  void fail_call(const CallFailure& f, const std::string& when);
+
+  WorkloadContext ctx_;
+  MeasurementClient& candidate_;
+  MeasurementClient& reference_;
+  SeedStream& seeds_;
+  WorkloadResult result_;
+  std::map<std::uint64_t, CheckResult> reference_cache_;  // per seed, for this workload
+};
+
+}  // namespace kh

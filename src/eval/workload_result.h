@@ -1,0 +1,46 @@
+// The outcome of evaluating one solution on one workload: the status, the evidence,
+// and every parameter that produced it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/check/output_checker.h"
+#include "eval/timing/sample_statistics.h"
+#include "trace/trace.h"
+#include "trace/workload.h"
+
+namespace kh {
+
+struct LatencyMeasurement {
+  std::string timer;          // cupti_span, cuda_event or steady_clock
+  std::string timer_note;     // why not CUPTI, when not
+  double latency_ms = 0;      // official: mean of trial medians; robust: median
+  std::vector<double> trial_medians_ms;
+  SampleStatistics stats;     // over all accepted samples
+  std::size_t throttled = 0;  // samples dropped for a low SM clock
+  std::vector<std::vector<std::uint64_t>> set_seeds;  // per trial
+  std::string stop_reason;
+};
+
+struct WorkloadResult {
+  Workload workload;
+  EvalStatus status = EvalStatus::runtime_error;
+  std::string log;                          // why, for any status but PASSED
+  std::vector<std::uint64_t> check_seeds;   // correctness trials
+  std::optional<CheckVerdict> correctness;  // worst trial
+  std::optional<LatencyMeasurement> latency;
+  std::optional<LatencyMeasurement> reference_latency;
+  std::size_t worker_restarts = 0;
+
+  [[nodiscard]] double speedup() const {
+    if (!latency || !reference_latency || latency->latency_ms <= 0) return 0;
+    return reference_latency->latency_ms / latency->latency_ms;
+  }
+};
+
+}  // namespace kh

@@ -1,0 +1,201 @@
+// The harness end to end on the CPU backend: real builds, real worker processes, and
+// a gallery of broken and cheating solutions that must each get the right status.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "eval/evaluator.h"
+#include "eval/operator_library.h"
+
+namespace kh {
+namespace {
+
+const std::filesystem::path kSolutions = std::filesystem::path(KHARNESS_SOURCE_DIR) / "tests/eval/solutions/rmsnorm_h128";
+
+std::string read(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Solution solution_from(const std::string& file) {
+  Solution s;
+  s.name = std::filesystem::path(file).stem().string();
+  s.definition = "rmsnorm_h128";
+  s.spec.language = "cpp";
+  s.spec.entry_point = file + "::rmsnorm";
+  s.spec.binding = "kharness";
+  s.sources.push_back({file, read(kSolutions / file), {}});
+  s.sources.push_back({"rmsnorm_common.h", read(kSolutions / "rmsnorm_common.h"), {}});
+  return s;
+}
+
+class CpuEndToEnd : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ops_ = new OperatorLibrary(OperatorLibrary::load(std::filesystem::path(KHARNESS_SOURCE_DIR) / "operators"));
+    scratch_ = new std::filesystem::path(std::filesystem::temp_directory_path() /
+                                         ("kharness-e2e-" + std::to_string(::getpid())));
+  }
+  static void TearDownTestSuite() {
+    std::filesystem::remove_all(*scratch_);
+    delete ops_;
+    delete scratch_;
+  }
+
+  EvalOptions options(const std::string& name) const {
+    EvalOptions o;
+    o.backend = "cpu";
+    o.correctness_trials = 2;
+    o.warmup = 2;
+    o.iterations = 10;
+    o.timing_trials = 2;
+    o.timeout = std::chrono::seconds(20);
+    o.worker_executable = KHARNESS_EXECUTABLE;
+    o.work_dir = *scratch_ / name;
+    o.cache_dir = *scratch_ / "cache";
+    return o;
+  }
+
+  SolutionEvaluation run(const std::string& file, EvalOptions o) const {
+    const OperatorEntry* op = ops_->find("rmsnorm_h128");
+    EvaluationTarget t{op->definition, ops_->workloads("rmsnorm_h128", false), op->dir,
+                       solution_from(file), ops_->reference("rmsnorm_h128", "cpu"), "default", *op->tolerance};
+    return evaluate_solution(t, o);
+  }
+  SolutionEvaluation run(const std::string& file) const { return run(file, options(file)); }
+
+  static void expect_all(const SolutionEvaluation& e, EvalStatus status, const std::string& log_part) {
+    ASSERT_FALSE(e.workloads.empty());
+    for (const WorkloadResult& w : e.workloads) {
+      EXPECT_EQ(status_name(w.status), status_name(status)) << w.workload.uuid << ": " << w.log;
+      EXPECT_NE(w.log.find(log_part), std::string::npos) << "log: " << w.log;
+    }
+  }
+
+  static OperatorLibrary* ops_;
+  static std::filesystem::path* scratch_;
+};
+
+OperatorLibrary* CpuEndToEnd::ops_ = nullptr;
+std::filesystem::path* CpuEndToEnd::scratch_ = nullptr;
+
+TEST_F(CpuEndToEnd, CorrectSolutionPassesWithSaneSpeedup) {
+  SolutionEvaluation e = run("correct.cpp");
+  ASSERT_EQ(e.candidate_build.status, BuildResult::Status::ok) << e.candidate_build.log;
+  for (const WorkloadResult& w : e.workloads) {
+    ASSERT_EQ(w.status, EvalStatus::passed) << w.log;
+    ASSERT_TRUE(w.latency && w.reference_latency);
+    EXPECT_GT(w.latency->latency_ms, 0);
+    EXPECT_EQ(w.latency->timer, "steady_clock");
+    EXPECT_GT(w.speedup(), 0.2) << "same algorithm as the reference";
+    EXPECT_LT(w.speedup(), 5.0);
+    EXPECT_EQ(w.check_seeds.size(), 2u);
+    EXPECT_NE(w.check_seeds[0], w.check_seeds[1]) << "every trial needs a fresh seed";
+  }
+}
+
+TEST_F(CpuEndToEnd, FourTimesTheWorkIsMeasuredSlower) {
+  EvalOptions o = options("slow");
+  SolutionEvaluation e = run("slow.cpp", o);
+  const WorkloadResult& biggest = e.workloads.back();  // batch 257: well above timer noise
+  ASSERT_EQ(biggest.status, EvalStatus::passed) << biggest.log;
+  EXPECT_LT(biggest.speedup(), 0.6);
+}
+
+TEST_F(CpuEndToEnd, WrongSolutionIsIncorrectNumerical) {
+  expect_all(run("wrong.cpp"), EvalStatus::incorrect_numerical, "within atol");
+}
+
+TEST_F(CpuEndToEnd, SegfaultIsRuntimeErrorAndTheRestStillRun) {
+  SolutionEvaluation e = run("segfault.cpp");
+  expect_all(e, EvalStatus::runtime_error, "signal 11");
+  EXPECT_EQ(e.workloads.size(), 5u);
+  EXPECT_GE(e.workloads.back().worker_restarts, 1u);
+}
+
+TEST_F(CpuEndToEnd, InfiniteLoopIsTimeout) {
+  EvalOptions o = options("hang");
+  o.timeout = std::chrono::seconds(2);
+  SolutionEvaluation e = run("hang.cpp", o);
+  expect_all(e, EvalStatus::timeout, "timed out");
+}
+
+TEST_F(CpuEndToEnd, SignatureMismatchIsCompileErrorNamingTheArgument) {
+  SolutionEvaluation e = run("bad_signature.cpp");
+  EXPECT_EQ(e.candidate_build.status, BuildResult::Status::compile_error);
+  expect_all(e, EvalStatus::compile_error, "weight");
+}
+
+TEST_F(CpuEndToEnd, ExceptionIsRuntimeErrorWithItsMessage) {
+  expect_all(run("throws.cpp"), EvalStatus::runtime_error, "tile size does not divide 128");
+}
+
+TEST_F(CpuEndToEnd, ExitingWithSuccessMidCallIsNotASuccess) {
+  expect_all(run("exit_zero.cpp"), EvalStatus::runtime_error, "exited with code 0");
+}
+
+TEST_F(CpuEndToEnd, ForgedChannelMessageIsCaught) {
+  SolutionEvaluation e = run("forge_channel.cpp");
+  for (const WorkloadResult& w : e.workloads) EXPECT_NE(w.status, EvalStatus::passed) << w.log;
+}
+
+TEST_F(CpuEndToEnd, UnwrittenOutputFails) {
+  expect_all(run("unwritten.cpp"), EvalStatus::incorrect_numerical, "NaN");
+}
+
+TEST_F(CpuEndToEnd, ZeroOutputFails) {
+  expect_all(run("zeros.cpp"), EvalStatus::incorrect_numerical, "all zeros");
+}
+
+TEST_F(CpuEndToEnd, ConstantOutputFails) {
+  expect_all(run("constant.cpp"), EvalStatus::incorrect_numerical, "constant");
+}
+
+TEST_F(CpuEndToEnd, ModifiedInputIsRewardHack) {
+  expect_all(run("modifies_input.cpp"), EvalStatus::reward_hack, "input 'hidden_states' was modified");
+}
+
+TEST_F(CpuEndToEnd, WorkOnAHiddenThreadIsCaught) {
+  expect_all(run("hidden_thread.cpp"), EvalStatus::reward_hack, "after the call returned");
+}
+
+// A cache only pays when inputs repeat. Whatever these do, they must never pass with
+// the latency of a cache hit (the 2 ms they spend computing must show).
+TEST_F(CpuEndToEnd, PointerCacheGetsNoFakeSpeedup) {
+  for (const WorkloadResult& w : run("pointer_cache.cpp").workloads) {
+    if (w.status == EvalStatus::passed) {
+      EXPECT_GT(w.latency->latency_ms, 1.5) << "a cached answer was timed";
+    }
+  }
+}
+
+TEST_F(CpuEndToEnd, ContentCacheGetsNoFakeSpeedup) {
+  for (const WorkloadResult& w : run("content_cache.cpp").workloads) {
+    if (w.status == EvalStatus::passed) {
+      EXPECT_GT(w.latency->latency_ms, 1.5) << "a cached answer was timed";
+    }
+  }
+}
+
+TEST_F(CpuEndToEnd, RobustProtocolReportsNoiseAndStops) {
+  EvalOptions o = options("robust");
+  o.protocol = TimingProtocol::robust;
+  o.robust.min_time_s = 0.05;
+  o.robust.timeout_s = 3;
+  o.robust.max_noise = 0.05;
+  SolutionEvaluation e = run("correct.cpp", o);
+  for (const WorkloadResult& w : e.workloads) {
+    ASSERT_EQ(w.status, EvalStatus::passed) << w.log;
+    EXPECT_GE(w.latency->stats.count, 10u);
+    EXPECT_FALSE(w.latency->stop_reason.empty());
+    EXPECT_LE(w.latency->stats.ci_low, w.latency->stats.median);
+  }
+}
+
+}  // namespace
+}  // namespace kh
