@@ -27,6 +27,9 @@ struct DeviceInfo {
   int sm_count = 0;           // or CPU cores
   std::size_t l2_bytes = 0;   // or last-level cache size
   double nominal_sm_clock_mhz = 0;  // max SM clock (NVML) or 0 when unknown
+  // Why SM clocks are not read (e.g. "libnvidia-ml.so.1 not loaded: ..."), so the
+  // trace says so instead of silently omitting them; "" when they are read.
+  std::string clocks_unavailable_reason;
 };
 
 enum class TimerKind { cupti_span, cuda_event, steady_clock };
@@ -67,7 +70,7 @@ class Backend {
   [[nodiscard]] virtual std::unique_ptr<IterationTimer> make_timer(TimerKind kind) = 0;
 };
 
-// "cuda" or "cpu". Throws kh::Error naming the backend when it is unknown or
+// "cpu", "cuda" (device 0) or "cuda:N" (device N). Throws kh::Error naming the backend when it is unknown or
 // unavailable (e.g. "cuda" in a build without CUDA, or with no GPU present).
 [[nodiscard]] std::unique_ptr<Backend> make_backend(std::string_view name);
 // Names of the backends compiled into this binary.

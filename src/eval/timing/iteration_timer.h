@@ -15,6 +15,10 @@ struct IterationSample {
   double span_ms = 0;       // first activity start to last activity end, all streams
   int activities = 0;       // kernels, copies and sets seen in the window (CUPTI), else 1
   bool valid = true;        // false: nothing was seen in the window (never 0 us)
+  // Host wall time from start() to the end of stop()'s device synchronisation. An
+  // independent second source: the protocol cross-checks it against span_ms (a
+  // CUPTI window with no records while the host saw time passing means tampering).
+  double host_ms = 0;
 };
 
 class IterationTimer {
@@ -29,8 +33,9 @@ class IterationTimer {
   virtual void stop() = 0;
   // One sample per start()/stop() pair, in order. Resets the timer.
   [[nodiscard]] virtual std::vector<IterationSample> finish() = 0;
-  // Device activities seen outside any window since the last finish() (other
-  // processes' work is invisible to CUPTI; this counts our own stragglers).
+  // Device activities that the last finish() found outside every window, after the
+  // first window began (other processes' work is invisible to CUPTI; this counts our
+  // own stragglers, such as work a candidate's unjoined thread submitted late).
   [[nodiscard]] virtual std::size_t stray_activities() const { return 0; }
 };
 

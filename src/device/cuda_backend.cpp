@@ -1,0 +1,163 @@
+#include "device/cuda_backend.h"
+
+#include <dlpack/dlpack.h>
+
+#include <array>
+
+#include "error/error.h"
+#include "eval/timing/cupti_span_timer.h"
+#include "eval/timing/detail/cuda_call.h"
+#include "eval/timing/event_timer.h"
+
+namespace kh {
+
+namespace {
+
+// Checks that the device exists and makes it current; returns its ordinal so it can
+// initialise the first member, before any stream or buffer is created on it.
+int select_device(int ordinal) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    throw Error(std::string("no CUDA device: ") + cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
+  }
+  if (count == 0) throw Error("no CUDA device: cudaGetDeviceCount reports 0 devices");
+  if (ordinal < 0 || ordinal >= count) {
+    throw Error("no CUDA device: ordinal " + std::to_string(ordinal) + " requested, " + std::to_string(count) +
+                " present");
+  }
+  KH_CUDA_CALL(cudaSetDevice(ordinal));
+  return ordinal;
+}
+
+cudaDeviceProp query_properties(int ordinal) {
+  cudaDeviceProp properties{};
+  KH_CUDA_CALL(cudaGetDeviceProperties(&properties, ordinal));
+  return properties;
+}
+
+std::string pci_bus_id(int ordinal) {
+  std::array<char, 32> id{};  // "0000:00:00.0" plus room, as the runtime documents
+  KH_CUDA_CALL(cudaDeviceGetPCIBusId(id.data(), static_cast<int>(id.size()), ordinal));
+  return id.data();
+}
+
+// 13000 -> "13.0", the encoding of cudaDriverGetVersion and cudaRuntimeGetVersion.
+std::string cuda_version_text(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+DeviceInfo describe(const cudaDeviceProp& properties, const ClockMonitor& clocks) {
+  int driver = 0;
+  int runtime = 0;
+  KH_CUDA_CALL(cudaDriverGetVersion(&driver));
+  KH_CUDA_CALL(cudaRuntimeGetVersion(&runtime));
+  DeviceInfo info;
+  info.backend = "cuda";
+  info.name = properties.name;
+  // NVML's version names the driver build ("570.133.20"); without NVML the CUDA
+  // driver API version is the best available.
+  info.driver = clocks.available() ? clocks.driver_version() : "cuda " + cuda_version_text(driver);
+  info.runtime = cuda_version_text(runtime);
+  info.compute_capability = properties.major * 10 + properties.minor;
+  info.sm_count = properties.multiProcessorCount;
+  info.l2_bytes = static_cast<std::size_t>(properties.l2CacheSize);
+  info.nominal_sm_clock_mhz = clocks.nominal_sm_clock_mhz().value_or(0.0);
+  info.clocks_unavailable_reason = clocks.unavailable_reason();
+  return info;
+}
+
+}  // namespace
+
+bool is_sticky_cuda_error(cudaError_t status) {
+  switch (status) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorTensorMemoryLeak:
+    case cudaErrorContained:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorNvlinkUncorrectable:
+    case cudaErrorMpsClientTerminated:
+    case cudaErrorExternalDevice:
+    case cudaErrorContextIsDestroyed: return true;
+    default: return false;
+  }
+}
+
+CudaBackend::CudaBackend(int ordinal)
+    : ordinal_(select_device(ordinal)),
+      properties_(query_properties(ordinal_)),
+      flush_(static_cast<std::size_t>(properties_.l2CacheSize)),
+      clocks_(pci_bus_id(ordinal_)),
+      info_(describe(properties_, clocks_)) {}
+
+int CudaBackend::dlpack_device_type() const { return kDLCUDA; }
+
+void* CudaBackend::allocate(std::size_t bytes) {
+  void* ptr = nullptr;
+  // cudaMalloc(0) may return null; one byte keeps allocate()'s never-null promise.
+  KH_CUDA_CALL(cudaMalloc(&ptr, bytes == 0 ? 1 : bytes));
+  return ptr;
+}
+
+void CudaBackend::release(void* ptr) noexcept {
+  if (ptr != nullptr) KH_CUDA_CALL_NOEXCEPT(cudaFree(ptr));
+}
+
+void CudaBackend::upload(void* dst, const void* src, std::size_t bytes) {
+  synchronize();
+  KH_CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, housekeeping_stream_.get()));
+  KH_CUDA_CALL(cudaStreamSynchronize(housekeeping_stream_.get()));
+}
+
+void CudaBackend::download(void* dst, const void* src, std::size_t bytes) {
+  synchronize();
+  KH_CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, housekeeping_stream_.get()));
+  KH_CUDA_CALL(cudaStreamSynchronize(housekeeping_stream_.get()));
+}
+
+void CudaBackend::fill(void* dst, std::uint8_t byte, std::size_t bytes) {
+  synchronize();
+  KH_CUDA_CALL(cudaMemsetAsync(dst, byte, bytes, housekeeping_stream_.get()));
+  KH_CUDA_CALL(cudaStreamSynchronize(housekeeping_stream_.get()));
+}
+
+void CudaBackend::synchronize() {
+  const cudaError_t status = cudaDeviceSynchronize();
+  if (status == cudaSuccess) return;
+  if (is_sticky_cuda_error(status)) sticky_ = true;
+  // Reset the thread's last-error slot: a non-sticky error must not resurface in an
+  // unrelated later call. For a sticky error it changes nothing; the context stays
+  // broken, which sticky() reports.
+  static_cast<void>(cudaGetLastError());
+  detail::throw_call_error("cudaDeviceSynchronize()", __FILE__, __LINE__, cudaGetErrorName(status),
+                           cudaGetErrorString(status));
+}
+
+bool CudaBackend::sticky() const {
+  // The error may have surfaced in a timer's synchronisation rather than in
+  // synchronize(); a broken context repeats it on any call, so ask once more.
+  return sticky_ || is_sticky_cuda_error(cudaStreamQuery(kernel_stream_.get()));
+}
+
+std::vector<TimerKind> CudaBackend::timers() const { return {TimerKind::cupti_span, TimerKind::cuda_event}; }
+
+std::unique_ptr<IterationTimer> CudaBackend::make_timer(TimerKind kind) {
+  switch (kind) {
+    case TimerKind::cupti_span:
+      return std::make_unique<CuptiSpanTimer>(std::vector<cudaStream_t>{housekeeping_stream_.get()});
+    case TimerKind::cuda_event: return std::make_unique<EventTimer>(kernel_stream_.get());
+    case TimerKind::steady_clock: break;
+  }
+  throw Error("cuda backend: the steady_clock timer would time kernel launches, not kernels; use cupti_span or "
+              "cuda_event");
+}
+
+}  // namespace kh

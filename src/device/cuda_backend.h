@@ -1,0 +1,66 @@
+// CudaBackend: one CUDA GPU behind the Backend interface.
+//
+// It owns two streams: the kernel stream handed to candidates, and a housekeeping
+// stream for the harness's own uploads, downloads, fills and L2 flushes, so the
+// CUPTI timer can tell the harness's activity between windows from a candidate's
+// stragglers. No CUDA graphs are used anywhere: every iteration is an ordinary
+// launch, as in the contest's protocol.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+#include "device/backend.h"
+#include "device/cuda_stream.h"
+#include "eval/timing/clock_monitor.h"
+#include "eval/timing/l2_flush.h"
+
+namespace kh {
+
+class CudaBackend final : public Backend {
+ public:
+  // Throws kh::Error "no CUDA device: <reason>" when there is no usable device.
+  explicit CudaBackend(int ordinal = 0);
+
+  [[nodiscard]] const DeviceInfo& info() const override { return info_; }
+  [[nodiscard]] int dlpack_device_type() const override;
+  [[nodiscard]] int device_ordinal() const override { return ordinal_; }
+
+  [[nodiscard]] void* allocate(std::size_t bytes) override;
+  void release(void* ptr) noexcept override;
+  // upload, download and fill first wait for the whole device, then run on the
+  // housekeeping stream and wait for it: they are ordered after everything a
+  // candidate submitted, on any stream, and complete when they return.
+  void upload(void* dst, const void* src, std::size_t bytes) override;
+  void download(void* dst, const void* src, std::size_t bytes) override;
+  void fill(void* dst, std::uint8_t byte, std::size_t bytes) override;
+
+  [[nodiscard]] void* stream() override { return kernel_stream_.get(); }
+  void synchronize() override;
+  // True once the context hit an error that every later call repeats (an illegal
+  // address, a trap, ...): the caller must replace the worker process.
+  [[nodiscard]] bool sticky() const override;
+
+  void flush_cache() override { flush_.flush(housekeeping_stream_.get()); }
+  [[nodiscard]] std::optional<double> sm_clock_mhz() override { return clocks_.sm_clock_mhz(); }
+
+  [[nodiscard]] std::vector<TimerKind> timers() const override;
+  [[nodiscard]] std::unique_ptr<IterationTimer> make_timer(TimerKind kind) override;
+
+ private:
+  int ordinal_;
+  cudaDeviceProp properties_;
+  CudaStream kernel_stream_;
+  CudaStream housekeeping_stream_;
+  L2Flush flush_;
+  ClockMonitor clocks_;
+  DeviceInfo info_;
+  bool sticky_ = false;
+};
+
+// Whether a CUDA error leaves the context unusable (CUDA runtime documentation:
+// "the process must be terminated and relaunched").
+[[nodiscard]] bool is_sticky_cuda_error(cudaError_t status);
+
+}  // namespace kh
