@@ -172,7 +172,14 @@ std::optional<BuildResult> BuildCache::lookup(const std::string& key) const {
   result.cache_hit = true;
   result.log = read_text(entry / kLog);
   result.message = meta.value("message", "");
-  if (result.status == BuildResult::Status::ok) result.library = entry / kLibrary;
+  if (result.status == BuildResult::Status::ok) {
+    result.library = entry / kLibrary;
+    // A rebuild could not replace the entry (rename onto a non-empty directory
+    // fails), so a damaged one is reported rather than handed out or built around.
+    if (!std::filesystem::is_regular_file(result.library)) {
+      throw Error(detail::at_file(entry.string()), "build-cache entry has no lib.so; delete the entry");
+    }
+  }
   return result;
 }
 

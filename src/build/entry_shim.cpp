@@ -92,7 +92,8 @@ std::string arity_message(const KernelSignature& sig, std::string_view takes) {
   std::string names;
   for (const KernelParam& p : sig.params) names += p.name + ", ";
   names += "stream";
-  return message_head(sig) + " takes " + std::string(takes) + " arguments; the definition needs " +
+  const std::string noun = takes == "1" ? " argument" : " arguments";
+  return message_head(sig) + " takes " + std::string(takes) + noun + "; the definition needs " +
          std::to_string(sig.params.size() + 1) + ": " + names;
 }
 
@@ -180,22 +181,23 @@ std::string emit_exports(const KernelSignature& sig) {
   out += "KH_SHIM_EXPORT const char* kh_signature(void) {\n  return " + quoted(signature_text(sig)) + ";\n}\n\n";
   out += "KH_SHIM_EXPORT const char* kh_last_error(void) { return kh_shim_v1::last_error.c_str(); }\n\n";
   out += "KH_SHIM_EXPORT int kh_entry_v1(const kh_arg* args, int nargs, void* stream) {\n";
-  out += "  using namespace kh_shim_v1;\n  last_error.clear();\n";
+  // Qualified names throughout: the candidate's own code shares this translation unit.
+  out += "  kh_shim_v1::last_error.clear();\n";
   out += "  if (nargs != " + n + " || (nargs > 0 && args == nullptr)) {\n";
-  out += "    return fail(KH_ENTRY_BAD_ARGS, \"kh_entry_v1: '" + c_string_literal(sig.function) + "' takes " + n +
+  out += "    return kh_shim_v1::fail(KH_ENTRY_BAD_ARGS, \"kh_entry_v1: '" + c_string_literal(sig.function) + "' takes " + n +
          " arguments besides the stream, got \" + std::to_string(nargs));\n  }\n";
   for (std::size_t i = 0; i < sig.params.size(); ++i) {
-    out += "  if (!arg_ok(args, " + std::to_string(i) + ", " + std::string(carrier(sig.params[i]).second) + ", " +
+    out += "  if (!kh_shim_v1::arg_ok(args, " + std::to_string(i) + ", " + std::string(carrier(sig.params[i]).second) + ", " +
            quoted(sig.params[i].name) + ")) return KH_ENTRY_BAD_ARGS;\n";
   }
   out += "  // A C++ exception must not unwind into the worker through a C ABI: it becomes\n";
   out += "  // a return code and a message. catch (...) here reports, it does not hide.\n";
-  out += "  try {\n    return invoke<entry>(args, stream);\n";
+  out += "  try {\n    return kh_shim_v1::invoke<kh_shim_v1::entry>(args, stream);\n";
   out += "  } catch (const std::exception& e) {\n";
-  out += "    return fail(KH_ENTRY_EXCEPTION, std::string(\"'" + c_string_literal(sig.function) +
+  out += "    return kh_shim_v1::fail(KH_ENTRY_EXCEPTION, std::string(\"'" + c_string_literal(sig.function) +
          "' threw: \") + e.what());\n";
   out += "  } catch (...) {\n";
-  out += "    return fail(KH_ENTRY_EXCEPTION, \"'" + c_string_literal(sig.function) +
+  out += "    return kh_shim_v1::fail(KH_ENTRY_EXCEPTION, \"'" + c_string_literal(sig.function) +
          "' threw an exception that is not a std::exception\");\n  }\n}\n";
   return out;
 }

@@ -289,3 +289,19 @@ TEST(IncludeDir, BuildTreeCarriesTheHeaders) {
 
 }  // namespace
 }  // namespace kh
+
+namespace kh {
+namespace {
+
+TEST(BuildCache, DamagedEntryIsReportedNotHandedOut) {
+  test::ScratchCache scratch;
+  const BuildResult r = scratch.cache().build(test::scale_add_request());
+  ASSERT_EQ(r.status, BuildResult::Status::ok) << r.log;
+  std::filesystem::remove(r.library);
+  EXPECT_THROW((void)scratch.cache().build(test::scale_add_request()), Error);
+  std::ofstream(scratch.cache().entry_dir(r.key) / "meta.json") << "{not json";
+  EXPECT_THROW((void)scratch.cache().lookup(r.key), Error);
+}
+
+}  // namespace
+}  // namespace kh

@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "build_fixtures.h"
@@ -110,6 +113,68 @@ int scale_add(const DLTensor*, const DLTensor*, float alpha, DLTensor*, void*) {
   Vec x({1}), y({2}), out({0});
   const std::array<kh_arg, 4> args{tensor_arg(0, x), tensor_arg(1, y), float_arg(2, 7.0), tensor_arg(3, out)};
   EXPECT_EQ(lib.entry()(args.data(), 4, nullptr), 7);
+}
+
+}  // namespace
+}  // namespace kh
+
+#include "doc_examples.h"
+
+namespace kh {
+namespace {
+
+std::uint16_t to_bf16(float f) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  return static_cast<std::uint16_t>(bits >> 16);  // exact for the values used below
+}
+
+float from_bf16(std::uint16_t b) {
+  const std::uint32_t bits = std::uint32_t{b} << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+TEST(EntryCall, DocumentedCppRmsnormBuildsAndComputes) {
+  const std::string code = test::doc_code_block("### C++", "```cpp");
+  ASSERT_FALSE(code.empty()) << "docs/kernel-abi.md lost its C++ example";
+  BuildRequest r;
+  r.language = "cpp";
+  r.sources = {{"rmsnorm.cpp", code}};
+  r.entry_file = "rmsnorm.cpp";
+  r.entry_function = "rmsnorm";
+  r.signature = test::doc_rmsnorm_signature();
+  r.include_dir = test::test_include_dir();
+  test::ScratchCache scratch;
+  LoadedLibrary lib(built(scratch, r));
+
+  // One row [3, 4] with weight [1, 2]: rms = sqrt(12.5), out = [3, 8] / rms.
+  std::array<std::uint16_t, 2> x{to_bf16(3), to_bf16(4)}, w{to_bf16(1), to_bf16(2)}, y{};
+  std::array<int64_t, 2> shape2{1, 2};
+  std::array<int64_t, 1> shape1{2};
+  auto tensor = [](void* data, int64_t* shape, int ndim) {
+    DLTensor t{};
+    t.data = data;
+    t.device = {kDLCPU, 0};
+    t.ndim = ndim;
+    t.dtype = {KH_DL_BFLOAT, 16, 1};
+    t.shape = shape;
+    return t;
+  };
+  DLTensor tx = tensor(x.data(), shape2.data(), 2), tw = tensor(w.data(), shape1.data(), 1),
+           ty = tensor(y.data(), shape2.data(), 2);
+  std::array<kh_arg, 3> args{};
+  for (int i = 0; i < 3; ++i) {
+    args[i].kind = KH_ARG_TENSOR;
+    args[i].index = i;
+  }
+  args[0].value.tensor = &tx;
+  args[1].value.tensor = &tw;
+  args[2].value.tensor = &ty;
+  ASSERT_EQ(lib.entry()(args.data(), 3, nullptr), 0) << lib.last_error();
+  EXPECT_NEAR(from_bf16(y[0]), 3 / std::sqrt(12.5f), 0.01);
+  EXPECT_NEAR(from_bf16(y[1]), 8 / std::sqrt(12.5f), 0.02);
 }
 
 }  // namespace

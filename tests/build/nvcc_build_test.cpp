@@ -89,3 +89,27 @@ void rmsnorm(const DLTensor*, DLTensor*, float, DLTensor*, cudaStream_t) {}
 
 }  // namespace
 }  // namespace kh
+
+#include "doc_examples.h"
+
+namespace kh {
+namespace {
+
+TEST_F(NvccBuild, DocumentedCudaRmsnormBuilds) {
+  const std::string code = test::doc_code_block("### CUDA", "```cuda");
+  ASSERT_FALSE(code.empty()) << "docs/kernel-abi.md lost its CUDA example";
+  BuildRequest r;
+  r.language = "cuda";
+  r.arch = arch_for_compute_capability(90);
+  r.sources = {{"rmsnorm.cu", code}};
+  r.entry_file = "rmsnorm.cu";
+  r.entry_function = "rmsnorm";
+  r.signature = test::doc_rmsnorm_signature();
+  r.include_dir = test::test_include_dir();
+  test::ScratchCache scratch;
+  const BuildResult result = scratch.cache().build(r);
+  EXPECT_EQ(result.status, BuildResult::Status::ok) << result.message << "\n" << result.log;
+}
+
+}  // namespace
+}  // namespace kh
