@@ -52,7 +52,7 @@ void print_eval_json(const EvaluationTarget& target, const SolutionEvaluation& r
   out["definition"] = target.definition.name;
   out["solution"] = target.candidate.name;
   out["device"] = result.device;
-  out["build"] = {{"status", std::string(status_name(result.candidate_build.status))},
+  out["build"] = {{"status", std::string(build_status_name(result.candidate_build.status))},
                   {"key", result.candidate_build.key},
                   {"cache_hit", result.candidate_build.cache_hit},
                   {"message", result.candidate_build.message}};

@@ -1,0 +1,59 @@
+#include "build/detail/build_key.h"
+
+#include <array>
+#include <fstream>
+#include <sstream>
+
+#include "build/content_hash.h"
+#include "build/detail/location.h"
+#include "error/error.h"
+
+namespace kh::detail {
+
+namespace {
+constexpr std::string_view kKeyFormat = "kharness-build-key-1";
+constexpr std::array<std::string_view, 3> kAbiHeaders{"kharness/kernel.h", "kharness/entry.h", "dlpack/dlpack.h"};
+
+void update_list(Sha256& h, const std::vector<std::string>& items) {
+  h.update_field(std::to_string(items.size()));
+  for (const std::string& item : items) h.update_field(item);
+}
+
+std::string read_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw Error(at_file(file.string()), "cannot read header");
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+}  // namespace
+
+std::string build_key(const BuildRequest& request, const Toolchain& toolchain, const std::filesystem::path& include_dir,
+                      const EntryShim& shim) {
+  Sha256 h;
+  h.update_field(kKeyFormat);
+  h.update_field(request.language);
+  h.update_field(request.arch);
+  h.update_field(toolchain.name());
+  h.update_field(toolchain.version());
+  update_list(h, toolchain.flags(request.arch));
+  update_list(h, request.extra_flags);
+  update_list(h, request.defines);
+  h.update_field(request.entry_file);
+  h.update_field(request.entry_function);
+  h.update_field(signature_text(request.signature));
+  h.update_field(shim.file_name);
+  h.update_field(shim.content);
+  for (std::string_view header : kAbiHeaders) {
+    h.update_field(header);
+    h.update_field(read_file(include_dir / header));
+  }
+  h.update_field(std::to_string(request.sources.size()));
+  for (const BuildSource& src : request.sources) {
+    h.update_field(src.path);
+    h.update_field(src.content);
+  }
+  return h.hex_digest();
+}
+
+}  // namespace kh::detail
