@@ -9,20 +9,13 @@ namespace kh {
 
 namespace {
 
-constexpr int kLayers = 128;
-constexpr double kR = 3.442619855899;            // start of the tail (Marsaglia & Tsang, 128 layers)
-constexpr double kArea = 9.91256303526217e-3;    // area of each layer
+constexpr int kLayers = detail::kZigguratLayers;
+using Tables = detail::ZigguratTables;
+constexpr double kR = 3.6541528853610088;  // start of the tail (Marsaglia & Tsang, 256 layers)
+constexpr double kArea = 4.92867323399e-3;   // area of each layer
 constexpr unsigned kRetriesPerIndex = 64;        // counters reserved per index on the retry stream
 
 double density(double x) { return std::exp(-0.5 * x * x); }
-
-// x[i] is the right edge of layer i; layer 0 is the base strip, whose "virtual" width
-// area/f(r) makes it hold the same area as the others once the tail is included.
-struct Tables {
-  std::array<double, kLayers + 1> x{};
-  std::array<double, kLayers + 1> f{};       // density at x[i]
-  std::array<double, kLayers> inner_ratio{};  // x[i+1]/x[i]: below it a point is surely inside
-};
 
 Tables build_tables() {
   Tables t;
@@ -36,10 +29,6 @@ Tables build_tables() {
   return t;
 }
 
-const Tables& tables() {
-  static const Tables t = build_tables();
-  return t;
-}
 
 class RetryStream {
  public:
@@ -57,7 +46,7 @@ class RetryStream {
 // One ziggurat attempt from a word: returns true with z set when accepted.
 bool attempt(const Tables& t, std::uint64_t w, RetryStream& retry, double& z) {
   const auto layer = static_cast<int>(w & (kLayers - 1));
-  const double sign = (w & 0x80u) != 0 ? -1.0 : 1.0;
+  const double sign = (w & 0x100u) != 0 ? -1.0 : 1.0;
   const double u = unit_double(w);
   if (u < t.inner_ratio[layer]) {
     z = sign * u * t.x[layer];
@@ -87,12 +76,15 @@ bool attempt(const Tables& t, std::uint64_t w, RetryStream& retry, double& z) {
 
 }  // namespace
 
-double standard_normal(std::uint64_t key, std::uint64_t retry_key, std::uint64_t index) noexcept {
-  const Tables& t = tables();
-  const std::uint64_t w = random_word(key, index);
-  const auto layer = static_cast<int>(w & (kLayers - 1));
-  const double u = unit_double(w);
-  if (u < t.inner_ratio[layer]) return ((w & 0x80u) != 0 ? -u : u) * t.x[layer];  // the fast path
+namespace detail {
+
+const ZigguratTables& ziggurat_tables() noexcept {
+  static const ZigguratTables t = build_tables();
+  return t;
+}
+
+double standard_normal_slow(std::uint64_t w, std::uint64_t retry_key, std::uint64_t index) noexcept {
+  const Tables& t = ziggurat_tables();
   RetryStream retry(retry_key, index);
   double z = 0.0;
   if (attempt(t, w, retry, z)) return z;
@@ -100,6 +92,12 @@ double standard_normal(std::uint64_t key, std::uint64_t retry_key, std::uint64_t
     if (attempt(t, retry.next(), retry, z)) return z;
   }
   return 0.0;  // 64 consecutive rejections: probability far below 1e-100; keep it deterministic
+}
+
+}  // namespace detail
+
+double standard_normal(std::uint64_t key, std::uint64_t retry_key, std::uint64_t index) noexcept {
+  return NormalStream(key, retry_key)(index);
 }
 
 }  // namespace kh
