@@ -2,6 +2,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <time.h>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define KH_TEST_INSTRUMENTED 1
@@ -16,3 +17,11 @@
 #else
 #define KH_SKIP_UNLESS_OPTIMIZED() (void)0
 #endif
+
+// CPU time of the calling thread, in seconds. Throughput is measured against it rather
+// than wall time: on a shared machine a descheduled test would otherwise look slow.
+inline double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstring>
 
@@ -161,15 +160,15 @@ TEST(RandomFill, Float32AtLeast200MillionPerSecondOnOneCore) {
   KH_SKIP_UNLESS_OPTIMIZED();
   HostTensor t(DType::float32, {1 << 25});
   fill_normal(t, 1, 0.0, 1.0, 1);  // warm the pages and the tables
-  const auto start = std::chrono::steady_clock::now();
+  const double start = thread_cpu_seconds();
   fill_normal(t, 2, 0.0, 1.0, 1);
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double s = thread_cpu_seconds() - start;
   const double rate = static_cast<double>(t.numel()) / s;
   RecordProperty("elements_per_second", std::to_string(rate));
   std::printf("float32 normal fill: %.0f M elements/s\n", rate / 1e6);
-  // The target is 200M/s on a dedicated core (about 300M/s measured on the CI machine);
-  // the bound leaves room for a neighbour test sharing the core under ctest -j.
-  EXPECT_GT(rate, 150e6);
+  // About 300M/s on an idle core of the 2-core CI VM. Measured in thread CPU time, but a
+  // busy sibling hyperthread or cache neighbour still slows it, hence some slack.
+  EXPECT_GT(rate, 200e6);
 }
 
 }  // namespace
