@@ -52,9 +52,20 @@ const char* kind_name(Kind k) {
 
 [[noreturn]] void fail(const std::string& why) { throw Error(why); }
 
-std::int64_t checked(bool overflow, std::int64_t v, const std::string& op) {
-  if (overflow) fail("integer overflow in '" + op + "'");
-  return v;
+std::int64_t add(std::int64_t a, std::int64_t b, const std::string& op) {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) fail("integer overflow in '" + op + "'");
+  return r;
+}
+std::int64_t sub(std::int64_t a, std::int64_t b, const std::string& op) {
+  std::int64_t r = 0;
+  if (__builtin_sub_overflow(a, b, &r)) fail("integer overflow in '" + op + "'");
+  return r;
+}
+std::int64_t mul(std::int64_t a, std::int64_t b, const std::string& op) {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) fail("integer overflow in '" + op + "'");
+  return r;
 }
 
 std::int64_t floor_div(std::int64_t a, std::int64_t b) {
@@ -76,18 +87,17 @@ std::int64_t py_mod(std::int64_t a, std::int64_t b) {
 std::int64_t int_pow(std::int64_t base, std::int64_t exp) {
   std::int64_t result = 1;
   while (exp > 0) {
-    if ((exp & 1) != 0) result = checked(__builtin_mul_overflow(result, base, &result), result, "**");
+    if ((exp & 1) != 0) result = mul(result, base, "**");
     exp >>= 1;
-    if (exp > 0) base = checked(__builtin_mul_overflow(base, base, &base), base, "**");
+    if (exp > 0) base = mul(base, base, "**");
   }
   return result;
 }
 
 Value int_arith(const std::string& op, std::int64_t a, std::int64_t b) {
-  std::int64_t r = 0;
-  if (op == "+") return integer(checked(__builtin_add_overflow(a, b, &r), r, op));
-  if (op == "-") return integer(checked(__builtin_sub_overflow(a, b, &r), r, op));
-  if (op == "*") return integer(checked(__builtin_mul_overflow(a, b, &r), r, op));
+  if (op == "+") return integer(add(a, b, op));
+  if (op == "-") return integer(sub(a, b, op));
+  if (op == "*") return integer(mul(a, b, op));
   if (op == "//") return integer(floor_div(a, b));
   if (op == "%") return integer(py_mod(a, b));
   if (op == "**") {
