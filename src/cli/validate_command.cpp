@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "trace/trace_set.h"
@@ -78,7 +79,15 @@ void register_validate(CLI::App& app, int& exit_code) {
   cmd->add_option("paths", args->paths, "files or trace-set folders")->required()->check(CLI::ExistingPath);
   cmd->add_flag("--json", args->json, "print one JSON object {counts, errors, warnings, ok}");
   cmd->add_flag("--strict", args->strict, "treat missing safetensors blobs as errors");
-  cmd->callback([args, &exit_code] { exit_code = run_validate(*args); });
+  cmd->callback([args, &exit_code] {
+    try {
+      exit_code = run_validate(*args);
+    } catch (const Error& e) {
+      // Only a path that vanished after argument checking gets here: still a usage error.
+      fmt::print(stderr, "error: {}\n", e.what());
+      exit_code = 2;
+    }
+  });
 }
 
 }  // namespace kh::cli

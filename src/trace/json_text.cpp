@@ -79,6 +79,9 @@ ordered_json parse_json_text(std::string_view text, const Location& where) {
   } catch (const nlohmann::json::parse_error& e) {
     const std::size_t offset = e.byte == 0 ? 0 : e.byte - 1;
     throw located_error(text, where, offset, short_reason(e.what()));
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number too large for a double (e.g. 1e99999): nlohmann reports it without a position.
+    throw Error(where, std::string("invalid JSON: ") + e.what());
   }
 }
 

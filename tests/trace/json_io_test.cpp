@@ -181,3 +181,20 @@ TEST(JsonIo, SharedFilesRoundTripByteStable) {
 
 }  // namespace
 }  // namespace kh
+
+namespace kh {
+namespace {
+
+// Found by fuzz/json_fuzz: nlohmann throws out_of_range (not parse_error) for this.
+TEST(JsonIo, HugeNumberIsAnErrorNotACrash) {
+  try {
+    (void)parse_trace_line("{\"definition\": -9999999999999999e9999999999999999}", Location{"t.jsonl", 3, ""});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where().line, 3u);
+    EXPECT_NE(std::string(e.what()).find("number overflow"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace kh
