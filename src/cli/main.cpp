@@ -1,8 +1,21 @@
+// kharness: registers the subcommands and maps parse failures to exit status 2.
 #include <CLI/CLI.hpp>
+
+#include "cli/eval_command.h"
+#include "cli/validate_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"kharness: evaluate and optimise GPU kernels"};
   app.require_subcommand(1);
-  CLI11_PARSE(app, argc, argv);
-  return 0;
+  int exit_code = 0;
+  kh::cli::register_validate(app, exit_code);
+  kh::cli::register_eval(app, exit_code);
+  kh::cli::register_worker(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version are "errors" with status 0; every real usage error is 2.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  return exit_code;
 }

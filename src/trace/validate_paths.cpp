@@ -1,0 +1,34 @@
+// Shared checks on identifiers and relative paths.
+#include <cctype>
+
+#include "trace/detail/report.h"
+
+namespace kh::detail {
+
+bool is_identifier(std::string_view s) {
+  if (s.empty()) return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const bool ok = std::isalpha(c) != 0 || c == '_' || (i > 0 && std::isdigit(c) != 0);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::string unsafe_path_reason(std::string_view path) {
+  if (path.empty()) return "is empty";
+  // Both separators count: a path written on Windows must not escape on Linux either.
+  if (path.front() == '/' || path.front() == '\\') return "is absolute";
+  if (path.size() >= 2 && std::isalpha(static_cast<unsigned char>(path[0])) != 0 && path[1] == ':') return "is absolute";
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find_first_of("/\\", start);
+    if (end == std::string_view::npos) end = path.size();
+    if (path.substr(start, end - start) == "..") return "contains a '..' component";
+    start = end + 1;
+  }
+  if (path.find('\0') != std::string_view::npos) return "contains a NUL byte";
+  return "";
+}
+
+}  // namespace kh::detail
