@@ -1,0 +1,33 @@
+// Message: one frame of the worker protocol, as the program sees it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kh {
+
+// A JSON header that says what the frame is (its "kind") plus raw bytes (tensors).
+// The request_id ties a reply to the request it answers.
+struct Message {
+  std::uint64_t request_id = 0;
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  std::vector<std::byte> payload;
+
+  // header["kind"]; kh::Error when the header has no string "kind".
+  [[nodiscard]] const std::string& kind() const;
+
+  // {"kind": kind} merged with the fields of `fields` (an object or null).
+  [[nodiscard]] static Message make(std::string_view kind, std::uint64_t request_id,
+                                    nlohmann::ordered_json fields = nullptr,
+                                    std::vector<std::byte> payload = {});
+};
+
+// kh::Error unless `header` is an object with a string "kind". `origin` says
+// whose header it is in the message ("frame from worker").
+void validate_header(const nlohmann::ordered_json& header, std::string_view origin);
+
+}  // namespace kh
