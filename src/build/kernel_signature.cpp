@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "build/detail/identifier.h"
+#include "naming/identifier.h"
 #include "build/detail/location.h"
 #include "error/error.h"
 
@@ -58,7 +58,7 @@ std::string signature_text(const KernelSignature& sig) {
 }
 
 void validate(const KernelSignature& sig) {
-  if (!detail::is_qualified_identifier(sig.function)) {
+  if (!is_qualified_identifier(sig.function)) {
     throw Error(detail::at_field("signature.function"),
                 "entry function '" + sig.function + "' is not a C++ identifier");
   }

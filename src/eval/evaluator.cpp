@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "build/build_cache.h"
+#include "build/include_dir.h"
 #include "error/error.h"
 #include "eval/measurement_client.h"
 #include "eval/solution_build.h"
@@ -65,6 +66,9 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
   BuildSettings settings;
   settings.backend = options.backend;
   settings.arch = arch_for_compute_capability(result.device.value("compute_capability", 0), options.arch);
+  // The headers candidates compile against sit beside the kharness binary that runs them.
+  const auto beside_worker = worker_config(options, work_dir, "reference").executable.parent_path() / "include";
+  if (is_include_dir(beside_worker)) settings.include_dir = beside_worker;
   const BuildCache cache(options.cache_dir.empty() ? BuildCache::default_dir() : options.cache_dir);
   std::vector<BuildResult> builds =
       build_solutions(cache, {target.reference, target.candidate}, target.definition, settings, 2);
@@ -85,7 +89,10 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
   };
   if (result.candidate_build.status != BuildResult::Status::ok) {
     for (const Workload& w : target.workloads) {
-      WorkloadResult r{w, EvalStatus::compile_error, build_failure_log(result.candidate_build)};
+      WorkloadResult r;
+      r.workload = w;
+      r.status = EvalStatus::compile_error;
+      r.log = build_failure_log(result.candidate_build);
       report(r);
       result.workloads.push_back(std::move(r));
     }
@@ -98,7 +105,10 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
   } catch (const Error& e) {
     // Loading runs the candidate's global constructors, which may crash or hang.
     for (const Workload& w : target.workloads) {
-      WorkloadResult r{w, EvalStatus::runtime_error, e.what()};
+      WorkloadResult r;
+      r.workload = w;
+      r.status = EvalStatus::runtime_error;
+      r.log = e.what();
       report(r);
       result.workloads.push_back(std::move(r));
     }

@@ -47,7 +47,8 @@ OperatorEntry read_entry(const std::filesystem::path& dir) {
     e.tolerance = tol;
   }
   e.checker = manifest.value("checker", std::string("default"));
-  for (const auto& [language, entry] : manifest.value("references", ordered_json::object()).items()) {
+  const ordered_json references = manifest.value("references", ordered_json::object());
+  for (const auto& [language, entry] : references.items()) {
     e.references.emplace_back(language, entry.get<std::string>());
   }
   return e;

@@ -64,6 +64,7 @@ BuildRequest build_request(const Solution& s, const Definition& definition, cons
   r.arch = wanted == "cuda" ? settings.arch : "";
   r.defines = settings.defines;
   r.timeout = settings.timeout;
+  r.include_dir = settings.include_dir;
   return r;
 }
 

@@ -18,6 +18,7 @@ struct BuildSettings {
   std::string arch;             // for cuda; from the device unless overridden
   std::vector<std::string> defines;
   std::chrono::seconds timeout{300};
+  std::filesystem::path include_dir;  // kharness + dlpack headers; empty: default_include_dir()
 };
 
 // The ABI signature a definition asks of an entry function.

@@ -55,7 +55,7 @@ void WorkloadEvaluation::fail(EvalStatus status, std::string log) {
 void WorkloadEvaluation::fail_call(const CallFailure& f, const std::string& when) {
   switch (f.kind) {
     case CallFailure::Kind::timeout:
-      fail(EvalStatus::timeout, fmt::format("{}: {}", when, f.message));
+      fail(EvalStatus::timeout, fmt::format("{}: timed out ({})", when, f.message));
       return;
     case CallFailure::Kind::protocol_violation:
       fail(EvalStatus::reward_hack, fmt::format("{}: corrupted the harness channel: {}", when, f.message));

@@ -2,6 +2,7 @@
 #include <set>
 
 #include "trace/axis_binding.h"
+#include "naming/identifier.h"
 #include "trace/detail/report.h"
 #include "trace/validate.h"
 
@@ -12,7 +13,7 @@ using detail::Report;
 
 void check_axes(const Definition& d, Report& r) {
   for (const auto& [name, axis] : d.axes) {
-    if (!detail::is_identifier(name))
+    if (!is_identifier(name))
       r.warning("axes." + name, "axis name '" + name + "' is not an identifier, so constraints cannot name it");
     if (axis.is_const() && axis.const_value() <= 0)
       r.error("axes." + name + ".value", "const axis value must be a positive integer, got " + std::to_string(axis.const_value()));

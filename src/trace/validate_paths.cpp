@@ -1,19 +1,9 @@
-// Shared checks on identifiers and relative paths.
+// Shared check on relative paths.
 #include <cctype>
 
 #include "trace/detail/report.h"
 
 namespace kh::detail {
-
-bool is_identifier(std::string_view s) {
-  if (s.empty()) return false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    const bool ok = std::isalpha(c) != 0 || c == '_' || (i > 0 && std::isdigit(c) != 0);
-    if (!ok) return false;
-  }
-  return true;
-}
 
 std::string unsafe_path_reason(std::string_view path) {
   if (path.empty()) return "is empty";

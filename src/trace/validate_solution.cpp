@@ -1,6 +1,7 @@
 // Rules for a Solution on its own.
 #include <set>
 
+#include "naming/identifier.h"
 #include "trace/detail/report.h"
 #include "trace/validate.h"
 
@@ -27,7 +28,7 @@ void check_entry_point(const Solution& s, Report& r) {
   for (const auto& f : s.sources) found = found || f.path == file;
   if (!found)
     r.error("spec.entry_point", "entry_point file '" + file + "' is not one of the sources (" + source_list(s) + ")");
-  if (!detail::is_identifier(function))
+  if (!is_identifier(function))
     r.error("spec.entry_point", "entry_point function '" + function + "' is not a C identifier");
 }
 

@@ -33,8 +33,6 @@ class Report {
   std::vector<Diagnostic> out_;
 };
 
-// True for a C identifier: [A-Za-z_][A-Za-z0-9_]*.
-[[nodiscard]] bool is_identifier(std::string_view s);
 
 // Why a relative path in a solution or workload is unsafe ("is absolute", "contains '..'"),
 // or empty when it is fine.

@@ -1,6 +1,6 @@
-#include "build/detail/identifier.h"
+#include "naming/identifier.h"
 
-namespace kh::detail {
+namespace kh {
 
 namespace {
 bool is_alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -24,4 +24,4 @@ bool is_qualified_identifier(std::string_view s) noexcept {
   }
 }
 
-}  // namespace kh::detail
+}  // namespace kh
