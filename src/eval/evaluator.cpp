@@ -6,6 +6,7 @@
 
 #include "build/build_cache.h"
 #include "build/include_dir.h"
+#include "build/toolchain.h"
 #include "error/error.h"
 #include "eval/measurement_client.h"
 #include "eval/solution_build.h"
@@ -47,6 +48,18 @@ std::string build_failure_log(const BuildResult& b) {
   return b.log.empty() || b.log == b.message ? head : head + "\n" + b.log;
 }
 
+std::string first_line(const std::string& text) {
+  // The toolchain joins `--version` lines with "; ". nvcc's first line is a banner; the
+  // release line is the one that identifies it.
+  std::size_t begin = 0;
+  if (const std::size_t release = text.find("release "); release != std::string::npos) {
+    const std::size_t separator = text.rfind("; ", release);
+    begin = separator == std::string::npos ? 0 : separator + 2;
+  }
+  const std::size_t end = text.find(';', begin);
+  return text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
 }  // namespace
 
 bool SolutionEvaluation::all_passed() const {
@@ -72,6 +85,7 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
   const BuildCache cache(options.cache_dir.empty() ? BuildCache::default_dir() : options.cache_dir);
   std::vector<BuildResult> builds =
       build_solutions(cache, {target.reference, target.candidate}, target.definition, settings, 2);
+  result.compiler = first_line(toolchain_for_language(settings.backend == "cuda" ? "cuda" : "cpp").version());
   result.reference_build = std::move(builds[0]);
   result.candidate_build = std::move(builds[1]);
   if (result.reference_build.status != BuildResult::Status::ok) {

@@ -32,6 +32,7 @@ struct SolutionEvaluation {
   BuildResult candidate_build;
   BuildResult reference_build;
   nlohmann::ordered_json device;  // what the worker reported (name, driver, clocks, ...)
+  std::string compiler;           // the toolchain's version line, e.g. "Cuda compilation tools, release 13.0"
   std::vector<WorkloadResult> workloads;
 
   [[nodiscard]] bool all_passed() const;

@@ -124,7 +124,7 @@ Message MeasurementService::check(const Message& request) {
   }
   reply["call_ms"] = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   if (backend_->info().backend == "cpu") {
-    reply["lingering"] = lingering_to_json(ThreadActivityProbe::after_call(std::chrono::microseconds(5000)));
+    reply["lingering"] = lingering_to_json(ThreadActivityProbe::after_call(std::chrono::milliseconds(20)));
   }
   if (!error.empty()) {
     record_failure(*backend_, error, reply);

@@ -259,11 +259,15 @@ bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate, std:
     m.timer_note = r.value->timer_note;
     m.stop_reason = r.value->stop_reason;
     std::vector<double> accepted;
+    double clock_sum = 0;
     for (const TimedSample& s : r.value->samples) {
       const bool throttled = ctx_.nominal_clock_mhz > 0 && s.clock_mhz > 0 &&
                              s.clock_mhz < o.throttle_ratio * ctx_.nominal_clock_mhz;
       if (throttled) ++m.throttled;
-      if (s.valid && !throttled) accepted.push_back(s.ms);
+      if (s.valid && !throttled) {
+        accepted.push_back(s.ms);
+        clock_sum += s.clock_mhz;
+      }
     }
     if (accepted.empty()) {
       const std::string why = fmt::format("timing trial {}: no usable sample ({} throttled)", t + 1, m.throttled);
@@ -272,6 +276,7 @@ bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate, std:
       return false;
     }
     m.trial_medians_ms.push_back(median(accepted));
+    m.mean_sm_clock_mhz += clock_sum / static_cast<double>(accepted.size()) / trials;
     pool.insert(pool.end(), accepted.begin(), accepted.end());
   }
   m.stats = summarize(pool);

@@ -23,6 +23,7 @@ struct LatencyMeasurement {
   std::vector<double> trial_medians_ms;
   SampleStatistics stats;     // over all accepted samples
   std::size_t throttled = 0;  // samples dropped for a low SM clock
+  double mean_sm_clock_mhz = 0;  // over accepted samples; 0 where clocks cannot be read
   std::vector<std::vector<std::uint64_t>> set_seeds;  // per trial
   std::string stop_reason;
 };

@@ -160,8 +160,16 @@ TEST_F(CpuEndToEnd, ModifiedInputIsRewardHack) {
   expect_all(run("modifies_input.cpp"), EvalStatus::reward_hack, "input 'hidden_states' was modified");
 }
 
+// Under load the detached thread may not even run before the outputs are read; then the
+// outputs are unwritten. Either way it must never pass.
 TEST_F(CpuEndToEnd, WorkOnAHiddenThreadIsCaught) {
-  expect_all(run("hidden_thread.cpp"), EvalStatus::reward_hack, "after the call returned");
+  for (const WorkloadResult& w : run("hidden_thread.cpp").workloads) {
+    EXPECT_TRUE(w.status == EvalStatus::reward_hack || w.status == EvalStatus::incorrect_numerical)
+        << status_name(w.status) << ": " << w.log;
+    if (w.status == EvalStatus::reward_hack) {
+      EXPECT_NE(w.log.find("after the call returned"), std::string::npos);
+    }
+  }
 }
 
 // A cache only pays when inputs repeat. Whatever these do, they must never pass with
