@@ -1,10 +1,26 @@
 #!/usr/bin/env bash
-# The README's main command: installs dependencies, builds, and runs the main job.
+# The README's main command: installs dependencies, builds, validates the shipped
+# operator and examples, then evaluates an example solution end to end: build, isolate,
+# check against the reference on fresh inputs, time, and write FlashInfer-Trace.
+# It runs on CUDA where a GPU and nvcc are present, and on the CPU backend otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh
 build=${BUILD_DIR:-build}
+kharness="$build/kharness"
+
 echo
-echo "== kharness validate examples/trace-set"
-"$build/kharness" validate examples/trace-set
+echo "== kharness validate: the shipped operator and example solutions"
+"$kharness" validate operators/rmsnorm_h128/definition.json operators/rmsnorm_h128/workloads.jsonl examples/solutions
+
+backend=cpu
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && command -v nvcc >/dev/null 2>&1; then
+  backend=cuda
+fi
+echo
+echo "== kharness eval: examples/solutions/rmsnorm_h128_${backend}.json on the ${backend} backend"
+"$kharness" eval --definition rmsnorm_h128 --solution "examples/solutions/rmsnorm_h128_${backend}.json" \
+  --backend "$backend" -o "$build/quickstart-traces.jsonl"
+echo
+echo "traces appended to $build/quickstart-traces.jsonl"

@@ -15,7 +15,10 @@ std::optional<Language> parse_language(std::string_view name) noexcept {
 
 std::string_view language_name(Language l) noexcept { return kLanguageNames[static_cast<std::size_t>(l)]; }
 
-bool is_known_binding(std::string_view name) noexcept { return name == "tvm-ffi" || name == "torch"; }
+// "kharness" is our own C ABI (include/kharness/kernel.h); the others are upstream's.
+bool is_known_binding(std::string_view name) noexcept {
+  return name == "tvm-ffi" || name == "torch" || name == "kharness";
+}
 
 std::string SolutionSpec::entry_file() const {
   const auto at = entry_point.rfind("::");

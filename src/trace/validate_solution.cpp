@@ -53,7 +53,7 @@ std::vector<Diagnostic> validate_solution(const Solution& s, const Location& whe
   if (!parse_language(s.spec.language))
     r.error("spec.language", "unknown language '" + s.spec.language + "'; expected one of python, triton, cpp, cuda, tilelang");
   if (s.spec.binding && !is_known_binding(*s.spec.binding))
-    r.error("spec.binding", "unknown binding '" + *s.spec.binding + "'; expected tvm-ffi or torch");
+    r.error("spec.binding", "unknown binding '" + *s.spec.binding + "'; expected tvm-ffi, torch or kharness");
   check_entry_point(s, r);
   check_sources(s, r);
   return r.take();
