@@ -44,6 +44,7 @@ struct EvalArgs {
   int warmup = 10;
   int iterations = 50;
   double timeout_s = 300;
+  StopParameters robust;
   std::optional<double> atol, rtol, matched_ratio;
   std::optional<std::uint64_t> seed;
 };
@@ -117,6 +118,7 @@ EvalOptions make_options(const EvalArgs& a, const std::string& backend) {
   o.timeout = std::chrono::seconds(static_cast<long>(a.timeout_s));
   o.time_reference = !a.no_reference_timing;
   o.seed = a.seed;
+  o.robust = a.robust;
   return o;
 }
 
@@ -196,6 +198,12 @@ void register_eval(CLI::App& app, int& exit_code) {
   cmd->add_option("--matched-ratio", args->matched_ratio, "Share of elements that must match")
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--timeout", args->timeout_s, "Seconds one worker request may take before TIMEOUT")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-noise", args->robust.max_noise, "Robust protocol: relative stdev to reach (0.005)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--min-time", args->robust.min_time_s, "Robust protocol: seconds of measured time at least")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--robust-timeout", args->robust.timeout_s, "Robust protocol: wall-clock seconds per workload")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", args->seed, "Base seed, to repeat a run exactly (default: fresh seeds)");
   cmd->add_option("--arch", args->arch, "nvcc arch, e.g. sm_90a (default: from the device)");

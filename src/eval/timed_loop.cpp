@@ -139,9 +139,13 @@ class Loop {
     const StopParameters& p = *config_.robust;
     auto criterion = make_stop_criterion("stdrel", p);
     const auto deadline = Clock::now() + std::chrono::duration<double>(p.timeout_s);
+    // Batches grow so that collecting CUPTI records (a flush per batch) stays a small
+    // share of the time while the first decision still comes after 10 samples.
+    int batch = 10;
     while (!criterion->is_finished()) {
       const std::size_t before = result_.samples.size();
-      if (!run_batch(timers, 10)) return;
+      if (!run_batch(timers, batch)) return;
+      batch = std::min(batch * 2, 1000);
       for (std::size_t i = before; i < result_.samples.size(); ++i) {
         if (result_.samples[i].valid) criterion->add(result_.samples[i].ms);
       }
