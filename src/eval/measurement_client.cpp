@@ -21,6 +21,11 @@ SpawnOptions spawn_options(const WorkerConfig& c) {
   o.limits.open_files = 1024;
   o.limits.file_size_bytes = std::uint64_t{1} << 30;  // logs and scratch files
   o.limits.core_dumps = false;
+  o.limits.processes = 4096;  // fork bombs; the kernel does not enforce this for root
+  if (c.backend == "cpu") {
+    // CUDA reserves far more address space than it uses, so only CPU workers get a cap.
+    o.limits.address_space_bytes = std::uint64_t{16} << 30;
+  }
   // OpenMP pools in CPU candidates sleep instead of spinning once a region ends, so
   // the lingering-work probe sees only real work.
   o.env_add = {{"OMP_WAIT_POLICY", "passive"}};

@@ -135,6 +135,10 @@ TEST_F(CpuEndToEnd, ExceptionIsRuntimeErrorWithItsMessage) {
   expect_all(run("throws.cpp"), EvalStatus::runtime_error, "tile size does not divide 128");
 }
 
+TEST_F(CpuEndToEnd, MemoryBeyondTheWorkerLimitIsRuntimeError) {
+  expect_all(run("memory_hog.cpp"), EvalStatus::runtime_error, "bad_alloc");
+}
+
 TEST_F(CpuEndToEnd, ExitingWithSuccessMidCallIsNotASuccess) {
   expect_all(run("exit_zero.cpp"), EvalStatus::runtime_error, "exited with code 0");
 }
