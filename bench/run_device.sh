@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs kharness's GPU tests and harness benchmarks on a CUDA machine, with a build
-# folder made elsewhere and carried here. From the repository root:
+# folder made elsewhere and carried here: `build` itself, or the small pack that
+# bench/pack_build.sh makes as `device-build`. From the repository root:
 #
 #   bash bench/run_device.sh OUT_DIR
 #
@@ -45,6 +46,10 @@ done
 } 2>&1 | tee -a "$LOG"
 
 # --- the build's absolute paths ------------------------------------------------
+# A pack made by bench/pack_build.sh stands in for the build folder.
+if [ ! -f build/CMakeCache.txt ] && [ -f device-build/CMakeCache.txt ]; then
+  rm -rf build && ln -s device-build build && echo "using device-build as build" | tee -a "$LOG"
+fi
 # CMake, CTest and the test binaries hold the source and build paths of the machine
 # that configured them. When the checkout lives elsewhere here, make the old path a
 # link to this one.

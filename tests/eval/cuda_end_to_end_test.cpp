@@ -213,12 +213,11 @@ TEST_F(CudaEndToEnd, PointerCacheGetsNoFakeSpeedup) {
 }
 
 // Legal but slow: the span runs from the first copy's start to the last copy's end,
-// so the host's work in between is timed too.
+// so the host's work in between is timed too. It may pass, or be flagged when the
+// event timer sees more than CUPTI (host work before the first copy), never be fast.
 TEST_F(CudaEndToEnd, HostComputeIsTimedWithItsCopies) {
   const Latencies honest = honest_latencies("correct.cu");
-  SolutionEvaluation e = run("host_compute.cu");
-  for (const WorkloadResult& w : e.workloads) EXPECT_EQ(w.status, EvalStatus::passed) << w.log;
-  expect_no_fake_speedup(e, honest, 1.0, true);
+  expect_no_fake_speedup(run("host_compute.cu"), honest, 1.0, true);
 }
 
 }  // namespace
