@@ -25,11 +25,11 @@ SUMMARY="$OUT/summary.txt"
 step() {  # step NAME SECONDS COMMAND...: run with a limit, record the exit code
   local name=$1 limit=$2
   shift 2
-  echo "=== $name: $*" | tee -a "$LOG"
+  echo "=== $name: $*"
   local start=$SECONDS
   timeout --kill-after=10 "$limit" "$@"
   local rc=$?
-  echo "$name rc=$rc seconds=$((SECONDS - start))" | tee -a "$SUMMARY" "$LOG"
+  echo "$name rc=$rc seconds=$((SECONDS - start))" | tee -a "$SUMMARY"
   return $rc
 }
 
