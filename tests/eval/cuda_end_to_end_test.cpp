@@ -1,0 +1,224 @@
+// The harness end to end on the CUDA backend: real nvcc builds, real worker processes
+// on the GPU, and a gallery of failing and cheating kernels
+// (tests/eval/solutions/rmsnorm_h128_cuda/) that must each get the right status or,
+// for the timing cheats, no fake speedup. Mirrors cpu_end_to_end_test.cpp. Every test
+// skips where no CUDA device is present.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "eval/evaluator.h"
+#include "eval/operator_library.h"
+#include "timing/gpu_required.h"
+
+namespace kh {
+namespace {
+
+const std::filesystem::path kSolutions =
+    std::filesystem::path(KHARNESS_SOURCE_DIR) / "tests/eval/solutions/rmsnorm_h128_cuda";
+
+std::string read(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Solution solution_from(const std::string& file) {
+  Solution s;
+  s.name = std::filesystem::path(file).stem().string();
+  s.definition = "rmsnorm_h128";
+  s.spec.language = "cuda";
+  s.spec.entry_point = file + "::rmsnorm";
+  s.spec.binding = "kharness";
+  s.sources.push_back({file, read(kSolutions / file), {}});
+  for (const char* header : {"rmsnorm_common.cuh", "slow_path.cuh"}) {
+    s.sources.push_back({header, read(kSolutions / header), {}});
+  }
+  return s;
+}
+
+// Latency per workload uuid, for comparing two solutions workload by workload.
+using Latencies = std::map<std::string, double>;
+
+class CudaEndToEnd : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ops_ = new OperatorLibrary(OperatorLibrary::load(std::filesystem::path(KHARNESS_SOURCE_DIR) / "operators"));
+    scratch_ = new std::filesystem::path(std::filesystem::temp_directory_path() /
+                                         ("kharness-cuda-e2e-" + std::to_string(::getpid())));
+  }
+  static void TearDownTestSuite() {
+    std::filesystem::remove_all(*scratch_);
+    delete ops_;
+    delete scratch_;
+  }
+  void SetUp() override { KH_REQUIRE_GPU(); }
+
+  EvalOptions options(const std::string& name) const {
+    EvalOptions o;
+    o.backend = "cuda";
+    o.correctness_trials = 2;
+    o.warmup = 5;
+    o.iterations = 30;
+    o.timing_trials = 2;
+    o.timeout = std::chrono::seconds(60);
+    o.worker_executable = KHARNESS_EXECUTABLE;
+    o.work_dir = *scratch_ / name;
+    // Shared by every test process (ctest runs each test alone), so the reference and
+    // correct.cu are compiled once; the key covers sources, flags and toolchain.
+    o.cache_dir = std::filesystem::temp_directory_path() / "kharness-cuda-e2e-cache";
+    return o;
+  }
+
+  SolutionEvaluation run(const std::string& file, EvalOptions o, std::size_t workloads = 0) const {
+    const OperatorEntry* op = ops_->find("rmsnorm_h128");
+    std::vector<Workload> all = ops_->workloads("rmsnorm_h128", false);
+    if (workloads > 0 && workloads < all.size()) all.resize(workloads);
+    EvaluationTarget t{op->definition, all, op->dir, solution_from(file), ops_->reference("rmsnorm_h128", "cuda"),
+                       "default", *op->tolerance};
+    return evaluate_solution(t, o);
+  }
+  SolutionEvaluation run(const std::string& file) const { return run(file, options(file)); }
+
+  static void expect_all(const SolutionEvaluation& e, EvalStatus status, const std::string& log_part) {
+    ASSERT_FALSE(e.workloads.empty());
+    for (const WorkloadResult& w : e.workloads) {
+      EXPECT_EQ(status_name(w.status), status_name(status)) << w.workload.uuid << ": " << w.log;
+      EXPECT_NE(w.log.find(log_part), std::string::npos) << "log: " << w.log;
+    }
+  }
+
+  // Latencies of an honest solution, every workload of which must pass.
+  Latencies honest_latencies(const std::string& file) const {
+    Latencies out;
+    for (const WorkloadResult& w : run(file).workloads) {
+      EXPECT_EQ(w.status, EvalStatus::passed) << file << ": " << w.log;
+      if (w.latency) out[w.workload.uuid] = w.latency->latency_ms;
+    }
+    return out;
+  }
+
+  // A timing cheat either is caught, or passes with at least `floor` of the honest
+  // latency: the hidden work was timed after all.
+  static void expect_no_fake_speedup(const SolutionEvaluation& e, const Latencies& honest, double floor,
+                                     bool caught_is_reward_hack) {
+    ASSERT_FALSE(e.workloads.empty());
+    for (const WorkloadResult& w : e.workloads) {
+      std::cout << w.workload.uuid << ": " << status_name(w.status);
+      if (w.latency) std::cout << " " << w.latency->latency_ms * 1e3 << " us (" << w.latency->timer << ")";
+      std::cout << " honest " << honest.at(w.workload.uuid) * 1e3 << " us\n";
+      if (w.status == EvalStatus::passed) {
+        ASSERT_TRUE(w.latency);
+        EXPECT_GE(w.latency->latency_ms, floor * honest.at(w.workload.uuid)) << "the timed work was not all seen";
+      } else if (caught_is_reward_hack) {
+        EXPECT_EQ(w.status, EvalStatus::reward_hack) << w.log;
+      }
+    }
+  }
+
+  static OperatorLibrary* ops_;
+  static std::filesystem::path* scratch_;
+};
+
+OperatorLibrary* CudaEndToEnd::ops_ = nullptr;
+std::filesystem::path* CudaEndToEnd::scratch_ = nullptr;
+
+TEST_F(CudaEndToEnd, CorrectSolutionPassesTimedByCupti) {
+  SolutionEvaluation e = run("correct.cu");
+  ASSERT_EQ(e.candidate_build.status, BuildResult::Status::ok) << e.candidate_build.log;
+  std::cout << "device: " << e.device.dump() << "\n";
+  for (const WorkloadResult& w : e.workloads) {
+    ASSERT_EQ(w.status, EvalStatus::passed) << w.log;
+    ASSERT_TRUE(w.latency && w.reference_latency);
+    std::cout << w.workload.uuid << ": timer " << w.latency->timer << " latency " << w.latency->latency_ms * 1e3
+              << " us, reference " << w.reference_latency->latency_ms * 1e3 << " us"
+              << (w.latency->timer_note.empty() ? "" : ", note: " + w.latency->timer_note) << "\n";
+    EXPECT_GT(w.latency->latency_ms, 0);
+    if (w.latency->timer == "cupti_span") {
+      EXPECT_TRUE(w.latency->timer_note.empty()) << w.latency->timer_note;
+    } else {
+      // CUPTI refused (e.g. insufficient privileges): the fallback must say why.
+      EXPECT_EQ(w.latency->timer, "cuda_event");
+      EXPECT_FALSE(w.latency->timer_note.empty()) << "the event-timer fallback must explain why CUPTI is not used";
+    }
+    EXPECT_GT(w.speedup(), 0.2) << "a one-kernel solution against a one-kernel reference";
+    EXPECT_LT(w.speedup(), 5.0);
+    EXPECT_EQ(w.check_seeds.size(), 2u);
+    EXPECT_NE(w.check_seeds[0], w.check_seeds[1]) << "every trial needs a fresh seed";
+  }
+}
+
+TEST_F(CudaEndToEnd, WrongSolutionIsIncorrectNumerical) {
+  expect_all(run("wrong.cu"), EvalStatus::incorrect_numerical, "within atol");
+}
+
+TEST_F(CudaEndToEnd, IllegalAddressIsRuntimeErrorAndTheRestStillRun) {
+  SolutionEvaluation e = run("illegal_address.cu");
+  expect_all(e, EvalStatus::runtime_error, "cudaErrorIllegalAddress");
+  EXPECT_EQ(e.workloads.size(), 5u);
+  for (const WorkloadResult& w : e.workloads) {
+    EXPECT_NE(w.log.find("worker replaced"), std::string::npos) << w.log;
+    EXPECT_GE(w.worker_restarts, 1u) << "a sticky error must replace the worker";
+  }
+}
+
+TEST_F(CudaEndToEnd, SpinningKernelIsTimeout) {
+  EvalOptions o = options("hang");
+  o.timeout = std::chrono::seconds(5);
+  SolutionEvaluation e = run("hang.cu", o, 2);
+  expect_all(e, EvalStatus::timeout, "timed out");
+  EXPECT_EQ(e.workloads.size(), 2u);
+}
+
+TEST_F(CudaEndToEnd, UnwrittenOutputFails) {
+  expect_all(run("unwritten.cu"), EvalStatus::incorrect_numerical, "NaN");
+}
+
+TEST_F(CudaEndToEnd, ZeroOutputFails) {
+  expect_all(run("zeros.cu"), EvalStatus::incorrect_numerical, "all zeros");
+}
+
+TEST_F(CudaEndToEnd, ModifiedInputIsRewardHack) {
+  expect_all(run("modifies_input.cu"), EvalStatus::reward_hack, "input 'hidden_states' was modified");
+}
+
+// CUPTI sees every stream and the timer synchronises the whole device, so work moved
+// to another stream is timed; an event timer on the harness's stream alone would see
+// next to nothing.
+TEST_F(CudaEndToEnd, WorkOnASideStreamIsTimed) {
+  const Latencies honest = honest_latencies("correct.cu");
+  expect_no_fake_speedup(run("side_stream.cu"), honest, 0.7, true);
+}
+
+TEST_F(CudaEndToEnd, WorkFromADetachedThreadIsTimed) {
+  const Latencies honest = honest_latencies("correct.cu");
+  expect_no_fake_speedup(run("side_thread.cu"), honest, 0.7, true);
+}
+
+// pointer_cache.cu copies a cached result whenever one input buffer comes back with
+// the same contents. The harness gives every timed iteration of a trial its own input
+// set and fresh seeds to every trial, so the cache never hits and the slow path is
+// what gets timed. This fails if timed iterations ever share an input buffer.
+TEST_F(CudaEndToEnd, PointerCacheGetsNoFakeSpeedup) {
+  const Latencies slow = honest_latencies("slow.cu");
+  expect_no_fake_speedup(run("pointer_cache.cu"), slow, 0.5, false);
+}
+
+// Legal but slow: the span runs from the first copy's start to the last copy's end,
+// so the host's work in between is timed too. It may pass, or be flagged when the
+// event timer sees more than CUPTI (host work before the first copy), never be fast.
+TEST_F(CudaEndToEnd, HostComputeIsTimedWithItsCopies) {
+  const Latencies honest = honest_latencies("correct.cu");
+  expect_no_fake_speedup(run("host_compute.cu"), honest, 1.0, true);
+}
+
+}  // namespace
+}  // namespace kh

@@ -1,0 +1,83 @@
+// The CUDA reference of each kharness operator agrees with its C++ reference: both are
+// built like candidates, run in their own workers (one per backend) on inputs from the
+// same seeds, and compared with the operator's checker and tolerance. The CPU
+// reference is the readable one, so this is what makes the CUDA one trustworthy.
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <gtest/gtest.h>
+
+#include "build/build_cache.h"
+#include "error/error.h"
+#include "build/build_request.h"
+#include "eval/check/output_checker.h"
+#include "eval/measurement_client.h"
+#include "eval/operator_library.h"
+#include "eval/solution_build.h"
+#include "timing/gpu_required.h"
+
+namespace kh {
+namespace {
+
+struct ReferenceWorker {
+  std::unique_ptr<MeasurementClient> client;
+  BuildResult build;
+};
+
+// Builds the operator's reference for `backend` and loads it into a fresh worker.
+ReferenceWorker start_reference(const OperatorLibrary& ops, const OperatorEntry& op, const std::string& backend,
+                                const std::filesystem::path& scratch) {
+  ReferenceWorker w;
+  w.client = std::make_unique<MeasurementClient>(
+      WorkerConfig{KHARNESS_EXECUTABLE, backend, scratch / backend, std::chrono::seconds(120)});
+  BuildSettings settings;
+  settings.backend = backend;
+  settings.arch = arch_for_compute_capability(w.client->device().value("compute_capability", 0));
+  settings.include_dir = std::filesystem::path(KHARNESS_EXECUTABLE).parent_path() / "include";
+  const Solution reference = ops.reference(op.definition.name, backend);
+  const BuildCache cache(scratch / "cache");
+  w.build = build_solutions(cache, {reference}, op.definition, settings, 1).front();
+  if (w.build.status == BuildResult::Status::ok) {
+    w.client->load(w.build.library.string(),
+                   signature_text(kernel_signature(op.definition, reference.spec.entry_function())));
+  }
+  return w;
+}
+
+TEST(ReferenceAgreement, CudaReferenceMatchesCppReference) {
+  KH_REQUIRE_GPU();
+  const OperatorLibrary ops = OperatorLibrary::load(std::filesystem::path(KHARNESS_SOURCE_DIR) / "operators");
+  const auto scratch = std::filesystem::temp_directory_path() / ("kharness-refs-" + std::to_string(::getpid()));
+  for (const OperatorEntry& op : ops.entries()) {
+    SCOPED_TRACE(op.definition.name);
+    ReferenceWorker cpu = start_reference(ops, op, "cpu", scratch);
+    ReferenceWorker cuda = start_reference(ops, op, "cuda", scratch);
+    ASSERT_EQ(cpu.build.status, BuildResult::Status::ok) << cpu.build.log;
+    ASSERT_EQ(cuda.build.status, BuildResult::Status::ok) << cuda.build.log;
+    const std::unique_ptr<OutputChecker> checker = make_output_checker(op.checker);
+    std::uint64_t seed = 0x5eed;
+    for (const Workload& w : ops.workloads(op.definition.name, false)) {
+      for (int trial = 0; trial < 2; ++trial, ++seed) {
+        Outcome<CheckResult> a = cpu.client->check(op.definition, w, op.dir, seed, 0xFF);
+        Outcome<CheckResult> b = cuda.client->check(op.definition, w, op.dir, seed, 0xFF);
+        ASSERT_TRUE(a.value) << a.failure->message;
+        ASSERT_TRUE(b.value) << b.failure->message;
+        EXPECT_EQ(a.value->input_hashes_before, b.value->input_hashes_before) << "both saw the same inputs";
+        CheckContext c{op.definition, a.value->outputs, b.value->outputs, op.tolerance.value_or(Tolerance{}),
+                       [&]() -> const std::vector<HostTensor>& { throw Error("inputs are not needed"); }};
+        const CheckVerdict v = checker->check(c);
+        EXPECT_TRUE(v.passed) << w.uuid << " seed " << seed << ": " << v.reason;
+        std::cout << op.definition.name << " " << w.uuid << " seed " << seed
+                  << ": max abs error " << v.max_absolute_error << ", max rel error " << v.max_relative_error
+                  << "\n";
+      }
+    }
+  }
+  std::filesystem::remove_all(scratch);
+}
+
+}  // namespace
+}  // namespace kh
