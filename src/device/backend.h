@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kh {
@@ -62,6 +63,13 @@ class Backend {
 
   // Evicts the last-level cache; the buffer is allocated once, in the constructor.
   virtual void flush_cache() = 0;
+  // Fills `regions` with `byte`, then evicts the cache: the per-iteration preparation
+  // of the timed loop (poison the outputs, then flush so the poison is not cached).
+  // Backends may do both with one synchronisation; this default does them in turn.
+  virtual void poison_then_flush(const std::vector<std::pair<void*, std::size_t>>& regions, std::uint8_t byte) {
+    for (const auto& [ptr, bytes] : regions) fill(ptr, byte, bytes);
+    flush_cache();
+  }
   // Current SM clock in MHz (NVML), or nullopt where it cannot be read.
   [[nodiscard]] virtual std::optional<double> sm_clock_mhz() = 0;
 

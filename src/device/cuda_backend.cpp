@@ -129,6 +129,16 @@ void CudaBackend::fill(void* dst, std::uint8_t byte, std::size_t bytes) {
   KH_CUDA_CALL(cudaStreamSynchronize(housekeeping_stream_.get()));
 }
 
+// One device synchronisation for the whole preparation: the memsets and the flush are
+// ordered on the housekeeping stream, and the flush waits for its own stream.
+void CudaBackend::poison_then_flush(const std::vector<std::pair<void*, std::size_t>>& regions, std::uint8_t byte) {
+  synchronize();
+  for (const auto& [ptr, bytes] : regions) {
+    KH_CUDA_CALL(cudaMemsetAsync(ptr, byte, bytes, housekeeping_stream_.get()));
+  }
+  flush_cache();
+}
+
 void CudaBackend::synchronize() {
   const cudaError_t status = cudaDeviceSynchronize();
   if (status == cudaSuccess) return;

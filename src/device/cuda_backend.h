@@ -43,6 +43,7 @@ class CudaBackend final : public Backend {
   [[nodiscard]] bool sticky() const override;
 
   void flush_cache() override { flush_.flush(housekeeping_stream_.get()); }
+  void poison_then_flush(const std::vector<std::pair<void*, std::size_t>>& regions, std::uint8_t byte) override;
   [[nodiscard]] std::optional<double> sm_clock_mhz() override { return clocks_.sm_clock_mhz(); }
 
   [[nodiscard]] std::vector<TimerKind> timers() const override;

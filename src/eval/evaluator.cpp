@@ -39,6 +39,7 @@ WorkerConfig worker_config(const EvalOptions& o, const std::filesystem::path& wo
   c.backend = o.backend;
   c.work_dir = work_dir / who;
   c.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(o.timeout);
+  c.candidate = std::string_view(who) == "candidate";
   return c;
 }
 

@@ -119,6 +119,7 @@ Outcome<CheckResult> MeasurementClient::check(const Definition& d, const Workloa
   auto fields = workload_fields(d, w, root);
   fields["seed"] = seed;
   fields["poison"] = poison;
+  fields["probe_lingering"] = config_.candidate;
   Message reply;
   if (auto f = request(measurement::kCheck, std::move(fields), config_.timeout, reply)) return {std::nullopt, f};
   const auto& h = reply.header;
@@ -160,6 +161,12 @@ Outcome<TimeResult> MeasurementClient::time(const Definition& d, const Workload&
   r.samples = samples_from_json(h.value("samples", nlohmann::ordered_json::array()));
   r.stop_reason = h.value("stop_reason", std::string());
   r.stray = h.value("stray", std::size_t{0});
+  for (const char* group : {"setup_ms", "phases_ms"}) {
+    const nlohmann::ordered_json phases = h.value(group, nlohmann::ordered_json::object());
+    for (const auto& [k, v] : phases.items()) {
+      if (v.is_number()) r.phases_ms[k] = v;
+    }
+  }
   r.lingering = lingering_from_json(h.value("lingering", nlohmann::ordered_json::object()));
   for (const auto& set : h.value("input_hashes_before", nlohmann::ordered_json::array()))
     r.input_hashes_before.push_back(strings(set));

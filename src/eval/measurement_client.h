@@ -27,6 +27,8 @@ struct WorkerConfig {
   std::string backend = "cpu";
   std::filesystem::path work_dir;
   std::chrono::milliseconds timeout{std::chrono::seconds(60)};  // per request
+  // Candidates' calls are followed by the lingering-work probe; the reference's need not be.
+  bool candidate = true;
 };
 
 // Why a request produced no usable answer.
@@ -55,6 +57,7 @@ struct TimeResult {
   std::vector<std::vector<std::string>> input_hashes_before;  // per set, per input
   std::vector<std::vector<std::string>> input_hashes_after;
   double wall_ms = 0;  // measured here, around the whole request
+  nlohmann::ordered_json phases_ms = nlohmann::ordered_json::object();  // the worker's account of its time
 };
 
 template <class T>

@@ -1,6 +1,10 @@
 #include "eval/measurement_service.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <future>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -57,6 +61,24 @@ ordered_json hash_device_inputs(Backend& backend, const std::vector<DeviceTensor
   }
   download(backend, device, after);
   return hash_inputs(after);
+}
+
+// Input sets are independent, so they are generated side by side: with one set per timed
+// iteration, generation would otherwise dominate the harness's own time.
+std::vector<std::vector<HostTensor>> generate_sets(const RequestedWorkload& w, const std::vector<std::uint64_t>& seeds) {
+  std::vector<std::vector<HostTensor>> sets(seeds.size());
+  const std::size_t lanes = std::max(1u, std::thread::hardware_concurrency());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < seeds.size(); i = next++) {
+      sets[i] = make_inputs(w.definition, w.workload, seeds[i], w.root);
+    }
+  };
+  std::vector<std::future<void>> running;
+  for (std::size_t l = 1; l < std::min(lanes, seeds.size()); ++l) running.push_back(std::async(std::launch::async, work));
+  work();
+  for (auto& f : running) f.get();  // rethrows a generator's kh::Error here
+  return sets;
 }
 
 // Converts a failure of the candidate (or of the device under it) into reply fields.
@@ -123,7 +145,7 @@ Message MeasurementService::check(const Message& request) {
     error += (error.empty() ? "" : "; ") + std::string(e.what());
   }
   reply["call_ms"] = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  if (backend_->info().backend == "cpu") {
+  if (backend_->info().backend == "cpu" && request.header.value("probe_lingering", true)) {
     reply["lingering"] = lingering_to_json(ThreadActivityProbe::after_call(std::chrono::milliseconds(20)));
   }
   if (!error.empty()) {
@@ -142,10 +164,12 @@ Message MeasurementService::time(const Message& request) {
   const ordered_json& h = request.header;
   std::vector<std::vector<HostTensor>> host_sets;
   std::vector<std::vector<DeviceTensor>> device_sets;
-  for (const auto& seed : h.at("set_seeds")) {
-    host_sets.push_back(make_inputs(w.definition, w.workload, seed.get<std::uint64_t>(), w.root));
-    device_sets.push_back(upload(*backend_, host_sets.back()));
-  }
+  auto t = Clock::now();
+  host_sets = generate_sets(w, h.at("set_seeds").get<std::vector<std::uint64_t>>());
+  const double generate_ms = std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  t = Clock::now();
+  for (const auto& set : host_sets) device_sets.push_back(upload(*backend_, set));
+  const double upload_ms = std::chrono::duration<double, std::milli>(Clock::now() - t).count();
   const std::vector<HostTensor> templates = make_outputs(w.definition, resolve_axes(w.definition, w.workload));
   TimedLoopConfig config;
   config.warmup = h.value("warmup", 10);
@@ -166,6 +190,7 @@ Message MeasurementService::time(const Message& request) {
     record_failure(*backend_, r.error, reply);
     return Message::make(measurement::kTime, request.request_id, reply);
   }
+  t = Clock::now();
   ordered_json before = ordered_json::array();
   ordered_json after = ordered_json::array();
   for (std::size_t s = 0; s < device_sets.size(); ++s) {
@@ -174,6 +199,9 @@ Message MeasurementService::time(const Message& request) {
   }
   reply["input_hashes_before"] = before;
   reply["input_hashes_after"] = after;
+  reply["setup_ms"] = {{"generate", generate_ms},
+                       {"upload", upload_ms},
+                       {"hash", std::chrono::duration<double, std::milli>(Clock::now() - t).count()}};
   return timed_reply(request.request_id, w.definition, r, reply);
 }
 

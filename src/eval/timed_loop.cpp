@@ -77,11 +77,22 @@ class Loop {
   }
 
  private:
+  // Adds the time since `since` to `phase` and restarts the stopwatch.
+  static void lap(Clock::time_point& since, double& phase) {
+    const auto now = Clock::now();
+    phase += std::chrono::duration<double, std::milli>(now - since).count();
+    since = now;
+  }
+
   bool call(int iteration, IterationTimer* primary, IterationTimer* secondary) {
     const int set = iteration % static_cast<int>(sets_.size());
     const int slot = iteration % static_cast<int>(slots_.slots.size());
-    poison(backend_, slots_.slots[slot], config_.poison);
-    backend_.flush_cache();
+    LoopPhases& ph = result_.phases;
+    auto t = Clock::now();
+    std::vector<std::pair<void*, std::size_t>> regions;
+    for (const DeviceTensor& out : slots_.slots[slot]) regions.emplace_back(out.buffer.data(), out.buffer.size());
+    backend_.poison_then_flush(regions, config_.poison);
+    lap(t, ph.flush_ms);
     std::vector<kh_arg> args = make_args(sets_[set], slots_.slots[slot]);
     if (primary) primary->start();
     if (secondary) secondary->start();
@@ -89,6 +100,7 @@ class Loop {
     if (secondary) secondary->stop();
     if (primary) primary->stop();
     if (!primary) backend_.synchronize();
+    lap(t, primary ? ph.timed_ms : ph.warmup_ms);
     slots_.last_iteration[slot] = iteration;
     slots_.last_set[slot] = set;
     if (!error.empty()) {
@@ -112,9 +124,13 @@ class Loop {
       sets.push_back(next_ % static_cast<int>(sets_.size()));
       if (!call(next_++, timers.primary.get(), timers.secondary.get())) return false;
       probe_lingering();
+      auto t = Clock::now();
       clocks.push_back(backend_.sm_clock_mhz().value_or(0.0));
+      lap(t, result_.phases.clock_ms);
     }
+    auto t = Clock::now();
     append_samples(timers, sets, clocks);
+    lap(t, result_.phases.collect_ms);
     return true;
   }
 

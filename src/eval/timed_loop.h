@@ -43,7 +43,17 @@ struct RecheckedOutput {
   std::vector<HostTensor> outputs;
 };
 
+// Host time the loop spent per phase, to account for the harness's own overhead.
+struct LoopPhases {
+  double flush_ms = 0;  // poisoning the output slot, then flushing the cache
+  double timed_ms = 0;  // start() to stop(): the call and the device synchronisation
+  double clock_ms = 0;  // reading the SM clock
+  double collect_ms = 0;  // timers' finish(): CUPTI record processing
+  double warmup_ms = 0;
+};
+
 struct TimedLoopResult {
+  LoopPhases phases;
   std::string timer;
   std::string timer_note;  // why the primary timer is not CUPTI, when it is not
   std::vector<TimedSample> samples;

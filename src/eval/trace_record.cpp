@@ -35,6 +35,8 @@ ordered_json latency_json(const LatencyMeasurement& m) {
           {"throttled_samples", m.throttled},
           {"mean_sm_clock_mhz", m.mean_sm_clock_mhz},
           {"stop_reason", m.stop_reason},
+          {"request_wall_ms", m.request_wall_ms},
+          {"worker_phases_ms", m.phases_ms},
           {"input_set_seeds", m.set_seeds}};
 }
 

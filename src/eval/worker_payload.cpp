@@ -107,6 +107,9 @@ Message timed_reply(std::uint64_t request_id, const Definition& definition, cons
   fields["stop_reason"] = r.stop_reason;
   fields["stray"] = r.stray;
   fields["lingering"] = lingering_to_json(r.lingering);
+  fields["phases_ms"] = {{"poison_and_flush", r.phases.flush_ms},
+                         {"timed", r.phases.timed_ms},   {"clock", r.phases.clock_ms},
+                         {"collect", r.phases.collect_ms}, {"warmup", r.phases.warmup_ms}};
   ordered_json rechecks = ordered_json::array();
   std::vector<HostTensor> all;
   for (const RecheckedOutput& o : r.rechecked) {

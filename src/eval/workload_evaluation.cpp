@@ -255,6 +255,10 @@ bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate, std:
       return false;
     }
     if (is_candidate && !verify_timed_run(*r.value, seeds)) return false;
+    for (const auto& [k, v] : r.value->phases_ms.items()) {
+      m.phases_ms[k] = m.phases_ms.value(k, 0.0) + v.get<double>();
+    }
+    m.request_wall_ms += r.value->wall_ms;
     m.timer = r.value->timer;
     m.timer_note = r.value->timer_note;
     m.stop_reason = r.value->stop_reason;

@@ -26,6 +26,10 @@ struct LatencyMeasurement {
   double mean_sm_clock_mhz = 0;  // over accepted samples; 0 where clocks cannot be read
   std::vector<std::vector<std::uint64_t>> set_seeds;  // per trial
   std::string stop_reason;
+  // Where the worker's host time went, summed over trials (generate, upload, poison,
+  // flush, timed, clock, collect, ...): the harness's overhead, accounted for.
+  nlohmann::ordered_json phases_ms = nlohmann::ordered_json::object();
+  double request_wall_ms = 0;  // the time requests, measured by the orchestrator
 };
 
 struct WorkloadResult {

@@ -1,10 +1,11 @@
-// A kernel that never ends. `volatile` keeps the compiler from proving the loop
-// side-effect free and deleting it.
+// A kernel that never ends. The loop condition reads the SM clock, which the compiler
+// cannot prove constant, so it cannot delete the loop (a volatile local was not enough:
+// nvcc kept it in a register and the kernel finished).
 #include "rmsnorm_common.cuh"
 
 __global__ void spin(int* sink) {
-  volatile int forever = 1;
-  while (forever) {
+  const long long start = clock64();
+  while (clock64() >= start) {
   }
   *sink = 0;
 }
