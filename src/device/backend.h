@@ -54,6 +54,20 @@ class Backend {
   virtual void download(void* dst, const void* src, std::size_t bytes) = 0;
   virtual void fill(void* dst, std::uint8_t byte, std::size_t bytes) = 0;
 
+  // Many copies with one synchronisation, for the rotating input sets of the timed
+  // loop; the defaults copy one by one.
+  struct Copy {
+    void* dst;
+    const void* src;
+    std::size_t bytes;
+  };
+  virtual void upload_all(const std::vector<Copy>& copies) {
+    for (const Copy& c : copies) upload(c.dst, c.src, c.bytes);
+  }
+  virtual void download_all(const std::vector<Copy>& copies) {
+    for (const Copy& c : copies) download(c.dst, c.src, c.bytes);
+  }
+
   // The stream handed to kernels (cudaStream_t, or nullptr on CPU).
   [[nodiscard]] virtual void* stream() = 0;
   // Waits for all work on the whole device, every stream. Throws kh::Error carrying the

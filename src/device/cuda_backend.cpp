@@ -129,6 +129,22 @@ void CudaBackend::fill(void* dst, std::uint8_t byte, std::size_t bytes) {
   KH_CUDA_CALL(cudaStreamSynchronize(housekeeping_stream_.get()));
 }
 
+void CudaBackend::upload_all(const std::vector<Copy>& copies) {
+  synchronize();
+  for (const Copy& c : copies) {
+    KH_CUDA_CALL(cudaMemcpyAsync(c.dst, c.src, c.bytes, cudaMemcpyHostToDevice, housekeeping_stream_.get()));
+  }
+  KH_CUDA_CALL(cudaStreamSynchronize(housekeeping_stream_.get()));
+}
+
+void CudaBackend::download_all(const std::vector<Copy>& copies) {
+  synchronize();
+  for (const Copy& c : copies) {
+    KH_CUDA_CALL(cudaMemcpyAsync(c.dst, c.src, c.bytes, cudaMemcpyDeviceToHost, housekeeping_stream_.get()));
+  }
+  KH_CUDA_CALL(cudaStreamSynchronize(housekeeping_stream_.get()));
+}
+
 // One device synchronisation for the whole preparation: the memsets and the flush are
 // ordered on the housekeeping stream, and the flush waits for its own stream.
 void CudaBackend::poison_then_flush(const std::vector<std::pair<void*, std::size_t>>& regions, std::uint8_t byte) {

@@ -39,7 +39,10 @@ void DeviceTensor::make_view(const Backend& backend) {
   view.byte_offset = 0;
 }
 
-std::vector<DeviceTensor> upload(Backend& backend, const std::vector<HostTensor>& host) {
+namespace {
+
+std::vector<DeviceTensor> allocate_and_stage(Backend& backend, const std::vector<HostTensor>& host,
+                                             std::vector<Backend::Copy>& copies) {
   std::vector<DeviceTensor> out;
   out.reserve(host.size());
   for (const HostTensor& h : host) {
@@ -47,11 +50,36 @@ std::vector<DeviceTensor> upload(Backend& backend, const std::vector<HostTensor>
     if (h.is_scalar()) {
       d.scalar_value = read_as_double(h, 0);
     } else if (h.nbytes() > 0) {
-      backend.upload(d.buffer.data(), h.bytes().data(), h.nbytes());
+      copies.push_back({d.buffer.data(), h.bytes().data(), h.nbytes()});
     }
     d.make_view(backend);
     out.push_back(std::move(d));
   }
+  return out;
+}
+
+void stage_download(const std::vector<DeviceTensor>& device, std::vector<HostTensor>& host,
+                    std::vector<Backend::Copy>& copies) {
+  for (std::size_t i = 0; i < device.size(); ++i) {
+    if (device[i].scalar || host[i].nbytes() == 0) continue;
+    copies.push_back({host[i].bytes().data(), device[i].buffer.data(), host[i].nbytes()});
+  }
+}
+
+}  // namespace
+
+std::vector<DeviceTensor> upload(Backend& backend, const std::vector<HostTensor>& host) {
+  std::vector<Backend::Copy> copies;
+  std::vector<DeviceTensor> out = allocate_and_stage(backend, host, copies);
+  backend.upload_all(copies);
+  return out;
+}
+
+std::vector<std::vector<DeviceTensor>> upload_sets(Backend& backend, const std::vector<std::vector<HostTensor>>& host) {
+  std::vector<Backend::Copy> copies;
+  std::vector<std::vector<DeviceTensor>> out;
+  for (const auto& set : host) out.push_back(allocate_and_stage(backend, set, copies));
+  backend.upload_all(copies);
   return out;
 }
 
@@ -73,10 +101,16 @@ void poison(Backend& backend, std::vector<DeviceTensor>& tensors, std::uint8_t p
 }
 
 void download(Backend& backend, const std::vector<DeviceTensor>& device, std::vector<HostTensor>& host) {
-  for (std::size_t i = 0; i < device.size(); ++i) {
-    if (device[i].scalar || host[i].nbytes() == 0) continue;
-    backend.download(host[i].bytes().data(), device[i].buffer.data(), host[i].nbytes());
-  }
+  std::vector<Backend::Copy> copies;
+  stage_download(device, host, copies);
+  backend.download_all(copies);
+}
+
+void download_sets(Backend& backend, const std::vector<std::vector<DeviceTensor>>& device,
+                   std::vector<std::vector<HostTensor>>& host) {
+  std::vector<Backend::Copy> copies;
+  for (std::size_t s = 0; s < device.size(); ++s) stage_download(device[s], host[s], copies);
+  backend.download_all(copies);
 }
 
 namespace {

@@ -45,11 +45,16 @@ struct DeviceTensor {
 
 // Copies host tensors to fresh device buffers (scalars are kept as values).
 [[nodiscard]] std::vector<DeviceTensor> upload(Backend& backend, const std::vector<HostTensor>& host);
+// The same for many input sets, with one synchronisation for all of them.
+[[nodiscard]] std::vector<std::vector<DeviceTensor>> upload_sets(Backend& backend,
+                                                                 const std::vector<std::vector<HostTensor>>& host);
 // Fresh device buffers shaped like `host`, each filled with `poison`.
 [[nodiscard]] std::vector<DeviceTensor> allocate_like(Backend& backend, const std::vector<HostTensor>& host);
 void poison(Backend& backend, std::vector<DeviceTensor>& tensors, std::uint8_t pattern);
 // Copies device tensors back into host tensors of the same shapes.
 void download(Backend& backend, const std::vector<DeviceTensor>& device, std::vector<HostTensor>& host);
+void download_sets(Backend& backend, const std::vector<std::vector<DeviceTensor>>& device,
+                   std::vector<std::vector<HostTensor>>& host);
 
 // kh_args in ABI order: inputs, then outputs. The result points into the tensors'
 // views, so it is valid while they live.

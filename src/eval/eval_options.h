@@ -36,7 +36,7 @@ struct EvalOptions {
   int timing_trials = 3;
   StopParameters robust;       // robust protocol
   std::optional<Tolerance> tolerance;  // overrides the operator's
-  int recheck = 4;             // timed outputs re-checked per timing trial
+  int recheck = 2;             // timed outputs re-checked per timing trial
   double throttle_ratio = 0.75;  // samples below this share of the nominal SM clock are dropped
   std::chrono::seconds timeout{300};  // per worker request: wall-clock limit of one call
   std::size_t input_set_budget_bytes = 0;  // 0: 2 GiB on CUDA, 256 MiB on the CPU

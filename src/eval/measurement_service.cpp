@@ -52,13 +52,20 @@ std::vector<HostTensor> fresh_like(const std::vector<HostTensor>& templates) {
   return out;
 }
 
-// Reads device inputs back (scalars keep their host value) to see whether the call wrote them.
+// Tensors shaped like `host` to read device inputs back into; scalars, which never leave
+// the host, keep their value.
+std::vector<HostTensor> copy_scalars_only(const std::vector<HostTensor>& host) {
+  std::vector<HostTensor> out = fresh_like(host);
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    if (host[i].is_scalar()) out[i] = host[i].clone();
+  }
+  return out;
+}
+
+// Reads device inputs back to see whether the call wrote them.
 ordered_json hash_device_inputs(Backend& backend, const std::vector<DeviceTensor>& device,
                                 const std::vector<HostTensor>& host) {
-  std::vector<HostTensor> after = fresh_like(host);
-  for (std::size_t i = 0; i < host.size(); ++i) {
-    if (host[i].is_scalar()) after[i] = host[i].clone();
-  }
+  std::vector<HostTensor> after = copy_scalars_only(host);
   download(backend, device, after);
   return hash_inputs(after);
 }
@@ -168,7 +175,7 @@ Message MeasurementService::time(const Message& request) {
   host_sets = generate_sets(w, h.at("set_seeds").get<std::vector<std::uint64_t>>());
   const double generate_ms = std::chrono::duration<double, std::milli>(Clock::now() - t).count();
   t = Clock::now();
-  for (const auto& set : host_sets) device_sets.push_back(upload(*backend_, set));
+  device_sets = upload_sets(*backend_, host_sets);
   const double upload_ms = std::chrono::duration<double, std::milli>(Clock::now() - t).count();
   const std::vector<HostTensor> templates = make_outputs(w.definition, resolve_axes(w.definition, w.workload));
   TimedLoopConfig config;
@@ -193,9 +200,12 @@ Message MeasurementService::time(const Message& request) {
   t = Clock::now();
   ordered_json before = ordered_json::array();
   ordered_json after = ordered_json::array();
-  for (std::size_t s = 0; s < device_sets.size(); ++s) {
+  std::vector<std::vector<HostTensor>> read_back;
+  for (const auto& set : host_sets) read_back.push_back(copy_scalars_only(set));
+  download_sets(*backend_, device_sets, read_back);
+  for (std::size_t s = 0; s < host_sets.size(); ++s) {
     before.push_back(hash_inputs(host_sets[s]));
-    after.push_back(hash_device_inputs(*backend_, device_sets[s], host_sets[s]));
+    after.push_back(hash_inputs(read_back[s]));
   }
   reply["input_hashes_before"] = before;
   reply["input_hashes_after"] = after;
