@@ -12,6 +12,7 @@
 
 #include "device/backend.h"
 #include "eval/kernel_library.h"
+#include "eval/timed_loop.h"
 #include "worker/message.h"
 
 namespace kh {
@@ -32,6 +33,7 @@ class MeasurementService {
 
   std::unique_ptr<Backend> backend_;
   std::optional<KernelLibrary> library_;
+  std::optional<LoopTimers> timers_;  // made on the first timing request, kept after
 };
 
 // The `kharness __worker` entry point: serves requests on the inherited channel
