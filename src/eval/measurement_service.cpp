@@ -189,8 +189,7 @@ Message MeasurementService::time(const Message& request) {
   ordered_json reply = {{"sticky", false}};
   TimedLoopResult r;
   try {
-    if (!timers_) timers_ = make_loop_timers(*backend_);
-    r = run_timed_loop(*backend_, lib, *timers_, device_sets, templates, config);
+    r = run_timed_loop(*backend_, lib, device_sets, templates, config);
   } catch (const Error& e) {
     r.error = e.what();
   }

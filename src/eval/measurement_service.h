@@ -12,7 +12,6 @@
 
 #include "device/backend.h"
 #include "eval/kernel_library.h"
-#include "eval/timed_loop.h"
 #include "worker/message.h"
 
 namespace kh {
@@ -33,7 +32,6 @@ class MeasurementService {
 
   std::unique_ptr<Backend> backend_;
   std::optional<KernelLibrary> library_;
-  std::optional<LoopTimers> timers_;  // made on the first timing request, kept after
 };
 
 // The `kharness __worker` entry point: serves requests on the inherited channel

@@ -13,6 +13,29 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The timers of one loop: the best the backend has, plus CUDA events beside CUPTI.
+struct TimerPair {
+  std::unique_ptr<IterationTimer> primary;
+  std::unique_ptr<IterationTimer> secondary;
+  std::string note;
+};
+
+TimerPair make_timers(Backend& backend) {
+  TimerPair t;
+  for (TimerKind kind : backend.timers()) {
+    try {
+      t.primary = backend.make_timer(kind);
+      break;
+    } catch (const Error& e) {
+      // Not swallowed: the reason is recorded in the trace as the timer note.
+      t.note += std::string(t.note.empty() ? "" : "; ") + e.what();
+    }
+  }
+  if (!t.primary) throw Error("no timer could be created on backend " + backend.info().backend);
+  if (t.primary->name() == "cupti_span") t.secondary = backend.make_timer(TimerKind::cuda_event);
+  return t;
+}
+
 // Output slots rotate; the contents of each slot after the loop belong to the last
 // iteration that wrote it.
 struct OutputSlots {
@@ -33,23 +56,20 @@ OutputSlots make_slots(Backend& backend, const std::vector<HostTensor>& template
 
 class Loop {
  public:
-  Loop(Backend& backend, const KernelLibrary& library, LoopTimers& timers,
-       std::vector<std::vector<DeviceTensor>>& sets, const std::vector<HostTensor>& templates,
-       const TimedLoopConfig& config)
-      : backend_(backend), library_(library), timers_(timers), sets_(sets), templates_(templates), config_(config),
+  Loop(Backend& backend, const KernelLibrary& library, std::vector<std::vector<DeviceTensor>>& sets,
+       const std::vector<HostTensor>& templates, const TimedLoopConfig& config)
+      : backend_(backend), library_(library), sets_(sets), templates_(templates), config_(config),
         slots_(make_slots(backend, templates, std::max(1, config.recheck))) {}
 
   TimedLoopResult run() {
-    // A request that failed half-way left windows behind; they belong to nobody.
-    (void)timers_.primary->finish();
-    if (timers_.secondary) (void)timers_.secondary->finish();
-    result_.timer = std::string(timers_.primary->name());
-    result_.timer_note = timers_.note;
+    TimerPair timers = make_timers(backend_);
+    result_.timer = std::string(timers.primary->name());
+    result_.timer_note = timers.note;
     if (!warm_up()) return std::move(result_);
     if (config_.robust) {
-      run_robust(timers_);
+      run_robust(timers);
     } else {
-      run_batch(timers_, config_.iterations);
+      run_batch(timers, config_.iterations);
       result_.stop_reason = std::to_string(config_.iterations) + " iterations (official protocol)";
     }
     collect_rechecks();
@@ -97,7 +117,7 @@ class Loop {
     return true;
   }
 
-  bool run_batch(LoopTimers& timers, int count) {
+  bool run_batch(TimerPair& timers, int count) {
     std::vector<int> sets;
     std::vector<double> clocks;
     for (int i = 0; i < count; ++i) {
@@ -114,7 +134,7 @@ class Loop {
     return true;
   }
 
-  void append_samples(LoopTimers& timers, const std::vector<int>& sets, const std::vector<double>& clocks) {
+  void append_samples(TimerPair& timers, const std::vector<int>& sets, const std::vector<double>& clocks) {
     std::vector<IterationSample> primary = timers.primary->finish();
     std::vector<IterationSample> secondary;
     if (timers.secondary) secondary = timers.secondary->finish();
@@ -131,7 +151,7 @@ class Loop {
     }
   }
 
-  void run_robust(LoopTimers& timers) {
+  void run_robust(TimerPair& timers) {
     const StopParameters& p = *config_.robust;
     auto criterion = make_stop_criterion("stdrel", p);
     const auto deadline = Clock::now() + std::chrono::duration<double>(p.timeout_s);
@@ -174,7 +194,6 @@ class Loop {
 
   Backend& backend_;
   const KernelLibrary& library_;
-  LoopTimers& timers_;
   std::vector<std::vector<DeviceTensor>>& sets_;
   const std::vector<HostTensor>& templates_;
   const TimedLoopConfig& config_;
@@ -185,27 +204,11 @@ class Loop {
 
 }  // namespace
 
-LoopTimers make_loop_timers(Backend& backend) {
-  LoopTimers t;
-  for (TimerKind kind : backend.timers()) {
-    try {
-      t.primary = backend.make_timer(kind);
-      break;
-    } catch (const Error& e) {
-      // Not swallowed: the reason is recorded in every trace as the timer note.
-      t.note += std::string(t.note.empty() ? "" : "; ") + e.what();
-    }
-  }
-  if (!t.primary) throw Error("no timer could be created on backend " + backend.info().backend + ": " + t.note);
-  if (t.primary->name() == "cupti_span") t.secondary = backend.make_timer(TimerKind::cuda_event);
-  return t;
-}
-
-TimedLoopResult run_timed_loop(Backend& backend, const KernelLibrary& library, LoopTimers& timers,
+TimedLoopResult run_timed_loop(Backend& backend, const KernelLibrary& library,
                                std::vector<std::vector<DeviceTensor>>& input_sets,
                                const std::vector<HostTensor>& output_templates, const TimedLoopConfig& config) {
   if (input_sets.empty()) throw Error("timed loop needs at least one input set");
-  Loop loop(backend, library, timers, input_sets, output_templates, config);
+  Loop loop(backend, library, input_sets, output_templates, config);
   return loop.run();
 }
 

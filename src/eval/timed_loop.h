@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,7 +16,6 @@
 #include "eval/device_tensors.h"
 #include "eval/kernel_library.h"
 #include "eval/thread_activity_probe.h"
-#include "eval/timing/iteration_timer.h"
 #include "eval/timing/stop_criterion.h"
 
 namespace kh {
@@ -66,18 +64,7 @@ struct TimedLoopResult {
   std::vector<RecheckedOutput> rechecked;
 };
 
-// The timers of a worker: the best the backend has (CUPTI span, or the steady clock on
-// the CPU) and, beside CUPTI, CUDA events for the cross-check. Made once per worker:
-// enabling CUPTI's activity API costs milliseconds, too much to pay per request.
-struct LoopTimers {
-  std::unique_ptr<IterationTimer> primary;
-  std::unique_ptr<IterationTimer> secondary;
-  std::string note;  // why the primary is not CUPTI, when it is not
-};
-
-[[nodiscard]] LoopTimers make_loop_timers(Backend& backend);
-
-[[nodiscard]] TimedLoopResult run_timed_loop(Backend& backend, const KernelLibrary& library, LoopTimers& timers,
+[[nodiscard]] TimedLoopResult run_timed_loop(Backend& backend, const KernelLibrary& library,
                                              std::vector<std::vector<DeviceTensor>>& input_sets,
                                              const std::vector<HostTensor>& output_templates,
                                              const TimedLoopConfig& config);
