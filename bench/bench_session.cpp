@@ -1,13 +1,12 @@
 #include "bench_session.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "error/error.h"
 
@@ -51,9 +50,9 @@ BenchSession::BenchSession(std::string name, int argc, char** argv) : name_(std:
   scratch_ = std::filesystem::temp_directory_path() / fmt::format("kharness-bench-{}-{}", name_, ::getpid());
   libraries_.push_back(OperatorLibrary::load(kSource / "bench/operators"));
   libraries_.push_back(OperatorLibrary::load(kSource / "operators"));
-  report_ = {{"benchmark", name_},   {"command", command_line(argc, argv)},
-             {"backend", backend_},  {"quick", quick_},
-             {"device", nullptr},    {"targets", nlohmann::ordered_json::array()}};
+  report_ = {{"benchmark", name_},  {"command", command_line(argc, argv)},
+             {"backend", backend_}, {"quick", quick_},
+             {"device", nullptr},   {"targets", nlohmann::ordered_json::array()}};
 }
 
 BenchSession::~BenchSession() {

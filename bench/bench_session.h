@@ -8,10 +8,9 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "eval/evaluator.h"
 #include "eval/operator_library.h"
@@ -48,7 +47,8 @@ class BenchSession {
 
   // Adds a target to the report. Targets are judged only on the CUDA backend without
   // --quick; elsewhere they are reported with "enforced": false.
-  void add_target(const std::string& name, double value, double limit, const std::string& unit, bool at_most = true);
+  void add_target(const std::string& name, double value, double limit, const std::string& unit,
+                  bool at_most = true);
   // Records the device the workers reported.
   void set_device(const nlohmann::ordered_json& device) { report_["device"] = device; }
   nlohmann::ordered_json& report() noexcept { return report_; }

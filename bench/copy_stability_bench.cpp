@@ -50,7 +50,8 @@ int run(BenchSession& session) {
     if (!w.latency) throw Error("run " + std::to_string(i + 1) + " did not pass: " + w.log);
     latencies.push_back(w.latency->latency_ms);
     runs.push_back({{"latency_us", w.latency->latency_ms * 1e3},
-                    {"trial_medians_us", [&] {
+                    {"trial_medians_us",
+                     [&] {
                        std::vector<double> us;
                        for (double m : w.latency->trial_medians_ms) us.push_back(m * 1e3);
                        return us;

@@ -3,7 +3,6 @@
 // what is reported is the timer's floor (launch-to-end of a trivial kernel as CUPTI
 // sees it), not work. Target: <= 3 us on an H200.
 #include "bench_session.h"
-
 #include "error/error.h"
 #include "trace/json_io.h"
 

@@ -62,36 +62,41 @@ int run(BenchSession& session) {
     // The first interval also holds the workers' start and the build-cache lookups, so
     // it is reported but left out of the statistic.
     const bool includes_setup = i == 0;
-    const double wall = includes_setup ? ms_between(start, reported[0]) : ms_between(reported[i - 1], reported[i]);
+    const double wall =
+        includes_setup ? ms_between(start, reported[0]) : ms_between(reported[i - 1], reported[i]);
     const double kernels = kernel_ms(w, o);
     if (!includes_setup) overheads.push_back(wall - kernels);
-    rows.push_back({{"uuid", w.workload.uuid},
-                    {"status", status_name(w.status)},
-                    {"wall_ms", wall},
-                    {"kernel_ms", kernels},
-                    {"overhead_ms", wall - kernels},
-                    {"latency_us", w.latency ? w.latency->latency_ms * 1e3 : 0.0},
-                    {"reference_latency_us", w.reference_latency ? w.reference_latency->latency_ms * 1e3 : 0.0},
-                    {"includes_setup", includes_setup},
-                    {"candidate_time_requests_ms", w.latency ? w.latency->request_wall_ms : 0.0},
-                    {"candidate_worker_phases_ms", w.latency ? w.latency->phases_ms : nlohmann::ordered_json{}},
-                    {"reference_time_requests_ms", w.reference_latency ? w.reference_latency->request_wall_ms : 0.0},
-                    {"reference_worker_phases_ms",
-                     w.reference_latency ? w.reference_latency->phases_ms : nlohmann::ordered_json{}}});
-    if (w.status != EvalStatus::passed) throw Error("workload " + w.workload.uuid + " did not pass: " + w.log);
+    rows.push_back(
+        {{"uuid", w.workload.uuid},
+         {"status", status_name(w.status)},
+         {"wall_ms", wall},
+         {"kernel_ms", kernels},
+         {"overhead_ms", wall - kernels},
+         {"latency_us", w.latency ? w.latency->latency_ms * 1e3 : 0.0},
+         {"reference_latency_us", w.reference_latency ? w.reference_latency->latency_ms * 1e3 : 0.0},
+         {"includes_setup", includes_setup},
+         {"candidate_time_requests_ms", w.latency ? w.latency->request_wall_ms : 0.0},
+         {"candidate_worker_phases_ms", w.latency ? w.latency->phases_ms : nlohmann::ordered_json{}},
+         {"reference_time_requests_ms", w.reference_latency ? w.reference_latency->request_wall_ms : 0.0},
+         {"reference_worker_phases_ms",
+          w.reference_latency ? w.reference_latency->phases_ms : nlohmann::ordered_json{}}});
+    if (w.status != EvalStatus::passed)
+      throw Error("workload " + w.workload.uuid + " did not pass: " + w.log);
   }
   auto& r = session.report();
   r["definition"] = definition;
-  r["protocol"] = {{"correctness_trials", o.correctness_trials}, {"warmup", o.warmup},
-                   {"iterations", o.iterations}, {"timing_trials", o.timing_trials}};
+  r["protocol"] = {{"correctness_trials", o.correctness_trials},
+                   {"warmup", o.warmup},
+                   {"iterations", o.iterations},
+                   {"timing_trials", o.timing_trials}};
   r["first_run_with_builds_ms"] = warm_ms;
   r["setup_ms"] = setup_ms;
   r["setup_cache_hits"] = {setup.reference_build.cache_hit, setup.candidate_build.cache_hit};
   r["total_ms"] = total_ms;
   r["workloads"] = rows;
   r["median_overhead_ms"] = median(overheads);
-  r["mean_overhead_ms"] = std::accumulate(overheads.begin(), overheads.end(), 0.0) /
-                          static_cast<double>(overheads.size());
+  r["mean_overhead_ms"] =
+      std::accumulate(overheads.begin(), overheads.end(), 0.0) / static_cast<double>(overheads.size());
   session.add_target("median_overhead_ms_per_workload", median(overheads), kTargetMs, "ms");
   return session.finish();
 }

@@ -19,7 +19,13 @@ if [ ${#missing[@]} -eq 0 ]; then
 fi
 
 as_root=()
-if [ "$(id -u)" -ne 0 ]; then as_root=(sudo); fi
+if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "setup: missing packages (${missing[*]}) and neither root nor sudo: run this as root" >&2
+    exit 1
+  fi
+  as_root=(sudo)
+fi
 echo "setup: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${as_root[@]}" apt-get update -qq

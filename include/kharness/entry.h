@@ -22,10 +22,10 @@
 /* Which member of kh_arg.value is set. 0 is left unused so that zeroed memory is
  * rejected rather than read as a tensor. */
 typedef enum kh_arg_kind {
-  KH_ARG_TENSOR = 1, /* value.tensor: input (read-only by contract) or output */
-  KH_ARG_INT64 = 2,  /* value.i64: integer scalars, narrowed by the shim */
-  KH_ARG_FLOAT64 = 3,/* value.f64: float scalars, narrowed by the shim */
-  KH_ARG_BOOL = 4    /* value.b */
+  KH_ARG_TENSOR = 1,  /* value.tensor: input (read-only by contract) or output */
+  KH_ARG_INT64 = 2,   /* value.i64: integer scalars, narrowed by the shim */
+  KH_ARG_FLOAT64 = 3, /* value.f64: float scalars, narrowed by the shim */
+  KH_ARG_BOOL = 4     /* value.b */
 } kh_arg_kind;
 
 typedef struct kh_arg {
@@ -42,7 +42,7 @@ typedef struct kh_arg {
 /* Return codes of kh_entry_v1 besides the kernel's own int result. A kernel that
  * returns these values itself is indistinguishable; kh_last_error() tells. */
 #define KH_ENTRY_OK 0
-#define KH_ENTRY_BAD_ARGS (-1000) /* the shim rejected args/nargs; see kh_last_error */
+#define KH_ENTRY_BAD_ARGS (-1000)  /* the shim rejected args/nargs; see kh_last_error */
 #define KH_ENTRY_EXCEPTION (-1001) /* the kernel threw; see kh_last_error */
 
 /* Exported symbol names and their types, for dlsym(). */

@@ -1,6 +1,6 @@
 // CUDA reference for rmsnorm_h128: one block per row, fp32 accumulation.
-#include <kharness/kernel.h>
 #include <cuda_bf16.h>
+#include <kharness/kernel.h>
 
 namespace {
 

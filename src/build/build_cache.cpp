@@ -11,12 +11,12 @@
 
 #include "build/detail/build_key.h"
 #include "build/detail/compile_log.h"
+#include "build/detail/location.h"
 #include "build/detail/source_files.h"
 #include "build/detail/temp_dir.h"
 #include "build/entry_shim.h"
 #include "build/include_dir.h"
 #include "build/toolchain.h"
-#include "build/detail/location.h"
 #include "error/error.h"
 
 namespace kh {
@@ -42,28 +42,39 @@ void check_request(const BuildRequest& r) {
   for (std::size_t i = 0; i < r.sources.size(); ++i) detail::validate_source_path(r.sources[i].path, i);
   bool has_entry = false;
   for (const BuildSource& s : r.sources) has_entry = has_entry || s.path == r.entry_file;
-  if (!has_entry) throw Error(detail::at_field("entry_file"), "entry file '" + r.entry_file + "' is not among the sources");
+  if (!has_entry)
+    throw Error(detail::at_field("entry_file"), "entry file '" + r.entry_file + "' is not among the sources");
   if (r.signature.function != r.entry_function) {
     throw Error(detail::at_field("entry_function"), "entry function '" + r.entry_function +
-                                                         "' differs from the signature's '" + r.signature.function + "'");
+                                                        "' differs from the signature's '" +
+                                                        r.signature.function + "'");
   }
   for (std::size_t i = 0; i < r.defines.size(); ++i) {
     const std::string& d = r.defines[i];
     const std::string name = d.substr(0, d.find('='));
-    const bool ok = !name.empty() && name.find_first_not_of(
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") == std::string::npos &&
+    const bool ok =
+        !name.empty() &&
+        name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
+            std::string::npos &&
         !(name[0] >= '0' && name[0] <= '9');
-    if (!ok) throw Error(detail::at_field("defines[" + std::to_string(i) + "]"), "'" + d + "' is not NAME or NAME=value");
+    if (!ok)
+      throw Error(detail::at_field("defines[" + std::to_string(i) + "]"),
+                  "'" + d + "' is not NAME or NAME=value");
   }
 }
 
 Plan make_plan(const BuildRequest& r) {
   check_request(r);
-  Plan plan{&toolchain_for_language(r.language), r.include_dir.empty() ? default_include_dir() : r.include_dir, {}, {}};
+  Plan plan{&toolchain_for_language(r.language),
+            r.include_dir.empty() ? default_include_dir() : r.include_dir,
+            {},
+            {}};
   if (!is_include_dir(plan.include_dir)) {
-    throw Error(detail::at_field("include_dir"), "'" + plan.include_dir.string() + "' does not hold the kharness headers");
+    throw Error(detail::at_field("include_dir"),
+                "'" + plan.include_dir.string() + "' does not hold the kharness headers");
   }
-  plan.shim = generate_entry_shim(r.signature, std::string(kSourceDir) + "/" + r.entry_file, plan.toolchain->shim_extension());
+  plan.shim = generate_entry_shim(r.signature, std::string(kSourceDir) + "/" + r.entry_file,
+                                  plan.toolchain->shim_extension());
   plan.key = detail::build_key(r, *plan.toolchain, plan.include_dir, plan.shim);
   return plan;
 }
@@ -87,7 +98,9 @@ std::string command_line(const std::vector<std::string>& argv) {
   return out;
 }
 
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 // The translation units: the shim (which #includes the entry file) and every other
 // compilable source. The entry file is not compiled on its own, or its symbols
@@ -95,7 +108,8 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 std::vector<std::filesystem::path> translation_units(const BuildRequest& r, const Plan& plan) {
   std::vector<std::filesystem::path> units{plan.shim.file_name};
   for (const BuildSource& s : r.sources) {
-    if (s.path != r.entry_file && plan.toolchain->compiles(s.path)) units.push_back(std::filesystem::path(kSourceDir) / s.path);
+    if (s.path != r.entry_file && plan.toolchain->compiles(s.path))
+      units.push_back(std::filesystem::path(kSourceDir) / s.path);
   }
   return units;
 }
@@ -105,8 +119,14 @@ CompileOutcome compile(const BuildRequest& r, const Plan& plan, const std::files
   detail::write_sources(work / kSourceDir, r.sources);
   write_text(work / plan.shim.file_name, plan.shim.content);
   // Paths relative to the work dir keep the temp dir's name out of the log.
-  CompileJob job{work, translation_units(r, plan), std::filesystem::path("..") / kLibrary, {plan.include_dir, kSourceDir},
-                 r.defines, r.extra_flags, r.arch, r.timeout};
+  CompileJob job{work,
+                 translation_units(r, plan),
+                 std::filesystem::path("..") / kLibrary,
+                 {plan.include_dir, kSourceDir},
+                 r.defines,
+                 r.extra_flags,
+                 r.arch,
+                 r.timeout};
   return plan.toolchain->compile_shared(job);
 }
 
@@ -118,7 +138,8 @@ std::string failure_message(const CompileOutcome& outcome, const BuildRequest& r
   return line.empty() ? "the compiler failed without a message" : line;
 }
 
-Json meta_json(const BuildRequest& r, const Plan& plan, const CompileOutcome& outcome, const std::string& message) {
+Json meta_json(const BuildRequest& r, const Plan& plan, const CompileOutcome& outcome,
+               const std::string& message) {
   return Json{{"format", 1},
               {"key", plan.key},
               {"status", build_status_name(outcome.status)},
@@ -132,7 +153,8 @@ Json meta_json(const BuildRequest& r, const Plan& plan, const CompileOutcome& ou
               {"command", outcome.command},
               {"compile_seconds", outcome.seconds},
               {"created_unix", std::chrono::duration_cast<std::chrono::seconds>(
-                                   std::chrono::system_clock::now().time_since_epoch()).count()}};
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count()}};
 }
 
 bool lost_race(int err) { return err == EEXIST || err == ENOTEMPTY; }
@@ -150,12 +172,16 @@ std::filesystem::path BuildCache::default_dir() {
     return v == nullptr ? std::string() : std::string(v);
   };
   if (std::string d = env("KHARNESS_CACHE_DIR"); !d.empty()) return d;
-  if (std::string d = env("XDG_CACHE_HOME"); !d.empty()) return std::filesystem::path(d) / "kharness" / "builds";
-  if (std::string d = env("HOME"); !d.empty()) return std::filesystem::path(d) / ".cache" / "kharness" / "builds";
+  if (std::string d = env("XDG_CACHE_HOME"); !d.empty())
+    return std::filesystem::path(d) / "kharness" / "builds";
+  if (std::string d = env("HOME"); !d.empty())
+    return std::filesystem::path(d) / ".cache" / "kharness" / "builds";
   throw Error("no build cache directory: set KHARNESS_CACHE_DIR, XDG_CACHE_HOME or HOME");
 }
 
-std::filesystem::path BuildCache::entry_dir(const std::string& key) const { return dir_ / key.substr(0, 2) / key; }
+std::filesystem::path BuildCache::entry_dir(const std::string& key) const {
+  return dir_ / key.substr(0, 2) / key;
+}
 
 std::string BuildCache::key(const BuildRequest& request) const { return make_plan(request).key; }
 
@@ -212,11 +238,13 @@ BuildResult BuildCache::build(const BuildRequest& request) const {
   } else if (lost_race(errno)) {
     // Another builder of the same key renamed first; its entry is complete and equal.
     auto winner = lookup(plan.key);
-    if (!winner) throw Error(detail::at_file(final_dir.string()), "lost the race to an entry that cannot be read");
+    if (!winner)
+      throw Error(detail::at_file(final_dir.string()), "lost the race to an entry that cannot be read");
     result = *winner;
     result.cache_hit = false;
   } else {
-    throw Error(detail::at_file(final_dir.string()), std::string("cannot move the build into the cache: ") + std::strerror(errno));
+    throw Error(detail::at_file(final_dir.string()),
+                std::string("cannot move the build into the cache: ") + std::strerror(errno));
   }
   result.seconds = seconds_since(start);
   return result;

@@ -24,7 +24,8 @@ BuildResult build_one(const BuildCache& cache, const BuildRequest& request) {
 }
 }  // namespace
 
-std::vector<BuildResult> build_all(const BuildCache& cache, const std::vector<BuildRequest>& requests, int jobs) {
+std::vector<BuildResult> build_all(const BuildCache& cache, const std::vector<BuildRequest>& requests,
+                                   int jobs) {
   std::vector<BuildResult> results(requests.size());
   std::atomic<std::size_t> next{0};
   std::mutex failure_mutex;
@@ -41,7 +42,8 @@ std::vector<BuildResult> build_all(const BuildCache& cache, const std::vector<Bu
       }
     }
   };
-  const std::size_t threads = std::min<std::size_t>(static_cast<std::size_t>(std::max(jobs, 1)), requests.size());
+  const std::size_t threads =
+      std::min<std::size_t>(static_cast<std::size_t>(std::max(jobs, 1)), requests.size());
   std::vector<std::jthread> pool;
   for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(worker);
   pool.clear();  // joins

@@ -15,7 +15,7 @@ namespace kh {
 // message and log, because to the caller a candidate that cannot be built is a
 // candidate that did not compile. Other exceptions propagate after all workers
 // have stopped.
-[[nodiscard]] std::vector<BuildResult> build_all(const BuildCache& cache, const std::vector<BuildRequest>& requests,
-                                                 int jobs);
+[[nodiscard]] std::vector<BuildResult> build_all(const BuildCache& cache,
+                                                 const std::vector<BuildRequest>& requests, int jobs);
 
 }  // namespace kh

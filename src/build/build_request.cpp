@@ -32,8 +32,10 @@ std::string arch_for_compute_capability(int cc, std::string_view override_arch) 
   switch (cc) {
     case 90:
     case 100:
-    case 120: return "sm_" + std::to_string(cc) + "a";
-    default: return "sm_" + std::to_string(cc);
+    case 120:
+      return "sm_" + std::to_string(cc) + "a";
+    default:
+      return "sm_" + std::to_string(cc);
   }
 }
 

@@ -19,16 +19,16 @@ struct BuildSource {
 };
 
 struct BuildRequest {
-  std::string language;               // "cuda" (nvcc) or "cpp" (g++)
+  std::string language;  // "cuda" (nvcc) or "cpp" (g++)
   std::vector<BuildSource> sources;
-  std::string entry_file;             // one of sources[].path
-  std::string entry_function;         // must equal signature.function when that is set
+  std::string entry_file;      // one of sources[].path
+  std::string entry_function;  // must equal signature.function when that is set
   KernelSignature signature;
-  std::string arch;                   // "sm_90a", "sm_100a", ...; "" for cpp
-  std::vector<std::string> defines;   // "NAME" or "NAME=value", passed as -D
+  std::string arch;                      // "sm_90a", "sm_100a", ...; "" for cpp
+  std::vector<std::string> defines;      // "NAME" or "NAME=value", passed as -D
   std::vector<std::string> extra_flags;  // passed to the compiler verbatim (harness-chosen)
-  std::filesystem::path include_dir;  // kharness public headers + dlpack; "" = default_include_dir()
-  std::chrono::seconds timeout{300};  // wall clock for the whole compile
+  std::filesystem::path include_dir;     // kharness public headers + dlpack; "" = default_include_dir()
+  std::chrono::seconds timeout{300};     // wall clock for the whole compile
 };
 
 struct BuildResult {
@@ -38,8 +38,8 @@ struct BuildResult {
   std::string log;                // the compiler's stdout+stderr
   std::string key;                // the cache key (hex SHA-256)
   bool cache_hit = false;
-  double seconds = 0;             // this call's wall time (a cache lookup on a hit)
-  std::string message;            // one line: the first error (e.g. a kharness static_assert)
+  double seconds = 0;   // this call's wall time (a cache lookup on a hit)
+  std::string message;  // one line: the first error (e.g. a kharness static_assert)
 };
 
 [[nodiscard]] std::string_view build_status_name(BuildResult::Status s) noexcept;  // "ok", ...

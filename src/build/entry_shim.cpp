@@ -26,7 +26,9 @@ std::pair<std::string_view, std::string_view> carrier(const KernelParam& p) {
   return {"f64", "KH_ARG_FLOAT64"};
 }
 
-std::string message_head(const KernelSignature& sig) { return std::string(kShimMessagePrefix) + sig.function + "'"; }
+std::string message_head(const KernelSignature& sig) {
+  return std::string(kShimMessagePrefix) + sig.function + "'";
+}
 
 // The part of the shim that does not depend on the signature.
 constexpr std::string_view kTraits = R"(
@@ -106,8 +108,8 @@ std::string emit_arity_checks(const KernelSignature& sig) {
     out += "static_assert(!entry::is_function || entry::arity != " + std::to_string(k) + ",\n              " +
            quoted(arity_message(sig, std::to_string(k))) + ");\n";
   }
-  out += "static_assert(!entry::is_function || entry::arity <= " + std::to_string(max_named) + ",\n              " +
-         quoted(arity_message(sig, "more than " + std::to_string(max_named))) + ");\n";
+  out += "static_assert(!entry::is_function || entry::arity <= " + std::to_string(max_named) +
+         ",\n              " + quoted(arity_message(sig, "more than " + std::to_string(max_named))) + ");\n";
   out += "constexpr bool arity_ok = entry::is_function && entry::arity == " + std::to_string(need) + ";\n";
   return out;
 }
@@ -118,10 +120,11 @@ std::string emit_argument_checks(const KernelSignature& sig) {
   for (std::size_t i = 0; i < sig.params.size(); ++i) {
     const KernelParam& p = sig.params[i];
     const std::string ok = "arg_ok_" + std::to_string(i);
-    out += "constexpr bool " + ok + " = std::is_same<entry::arg<" + std::to_string(i) + ">, " + c_type(p) + ">::value;\n";
+    out += "constexpr bool " + ok + " = std::is_same<entry::arg<" + std::to_string(i) + ">, " + c_type(p) +
+           ">::value;\n";
     out += "static_assert(!arity_ok || " + ok + ",\n              " +
-           quoted(message_head(sig) + " argument " + std::to_string(i + 1) + " ('" + p.name + "', " + describe(p) +
-                  ") must be '" + c_type(p) + "'") +
+           quoted(message_head(sig) + " argument " + std::to_string(i + 1) + " ('" + p.name + "', " +
+                  describe(p) + ") must be '" + c_type(p) + "'") +
            ");\n";
     all += " && " + ok;
   }
@@ -169,7 +172,9 @@ std::string emit_invoke(const KernelSignature& sig) {
   out += "      return " + call + ";\n    }\n";
   out += "  } else {\n";
   out += "    (void)args;\n    (void)stream;\n";
-  out += "    return fail(KH_ENTRY_BAD_ARGS, \"kharness: the entry signature does not match; see the build log\");\n";
+  out +=
+      "    return fail(KH_ENTRY_BAD_ARGS, \"kharness: the entry signature does not match; see the build "
+      "log\");\n";
   out += "  }\n}\n}  // namespace kh_shim_v1\n";
   return out;
 }
@@ -178,17 +183,19 @@ std::string emit_exports(const KernelSignature& sig) {
   const std::string n = std::to_string(sig.params.size());
   std::string out = "\n#define KH_SHIM_EXPORT extern \"C\" __attribute__((visibility(\"default\")))\n\n";
   out += "KH_SHIM_EXPORT int kh_abi_version(void) { return KH_ABI_VERSION; }\n\n";
-  out += "KH_SHIM_EXPORT const char* kh_signature(void) {\n  return " + quoted(signature_text(sig)) + ";\n}\n\n";
+  out +=
+      "KH_SHIM_EXPORT const char* kh_signature(void) {\n  return " + quoted(signature_text(sig)) + ";\n}\n\n";
   out += "KH_SHIM_EXPORT const char* kh_last_error(void) { return kh_shim_v1::last_error.c_str(); }\n\n";
   out += "KH_SHIM_EXPORT int kh_entry_v1(const kh_arg* args, int nargs, void* stream) {\n";
   // Qualified names throughout: the candidate's own code shares this translation unit.
   out += "  kh_shim_v1::last_error.clear();\n";
   out += "  if (nargs != " + n + " || (nargs > 0 && args == nullptr)) {\n";
-  out += "    return kh_shim_v1::fail(KH_ENTRY_BAD_ARGS, \"kh_entry_v1: '" + c_string_literal(sig.function) + "' takes " + n +
-         " arguments besides the stream, got \" + std::to_string(nargs));\n  }\n";
+  out += "    return kh_shim_v1::fail(KH_ENTRY_BAD_ARGS, \"kh_entry_v1: '" + c_string_literal(sig.function) +
+         "' takes " + n + " arguments besides the stream, got \" + std::to_string(nargs));\n  }\n";
   for (std::size_t i = 0; i < sig.params.size(); ++i) {
-    out += "  if (!kh_shim_v1::arg_ok(args, " + std::to_string(i) + ", " + std::string(carrier(sig.params[i]).second) + ", " +
-           quoted(sig.params[i].name) + ")) return KH_ENTRY_BAD_ARGS;\n";
+    out += "  if (!kh_shim_v1::arg_ok(args, " + std::to_string(i) + ", " +
+           std::string(carrier(sig.params[i]).second) + ", " + quoted(sig.params[i].name) +
+           ")) return KH_ENTRY_BAD_ARGS;\n";
   }
   out += "  // A C++ exception must not unwind into the worker through a C ABI: it becomes\n";
   out += "  // a return code and a message. catch (...) here reports, it does not hide.\n";
@@ -222,7 +229,8 @@ std::string c_string_literal(std::string_view s) {
   return out;
 }
 
-EntryShim generate_entry_shim(const KernelSignature& sig, std::string_view entry_include, std::string_view extension) {
+EntryShim generate_entry_shim(const KernelSignature& sig, std::string_view entry_include,
+                              std::string_view extension) {
   validate(sig);
   const bool plain = std::none_of(entry_include.begin(), entry_include.end(), [](char c) {
     return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
@@ -232,7 +240,8 @@ EntryShim generate_entry_shim(const KernelSignature& sig, std::string_view entry
   }
   EntryShim shim;
   shim.file_name = "kh_entry_shim" + std::string(extension);
-  shim.content = emit_header(sig, entry_include) + emit_checks(sig, entry_include) + emit_invoke(sig) + emit_exports(sig);
+  shim.content = emit_header(sig, entry_include) + emit_checks(sig, entry_include) + emit_invoke(sig) +
+                 emit_exports(sig);
   return shim;
 }
 

@@ -29,7 +29,8 @@ class GxxToolchain final : public Toolchain {
 
   // No -march=native: cached libraries must run on any x86-64 host that shares the cache.
   std::vector<std::string> flags(std::string_view /*arch*/) const override {
-    return {"-O3", "-std=c++20", "-fPIC", "-shared"};
+    // -pipe: no temporary files, so a compile killed on timeout leaves nothing in /tmp.
+    return {"-O3", "-std=c++20", "-fPIC", "-shared", "-pipe"};
   }
 
  protected:

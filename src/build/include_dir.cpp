@@ -20,7 +20,8 @@ std::filesystem::path default_include_dir() {
   if (const char* forced = std::getenv("KHARNESS_INCLUDE_DIR"); forced != nullptr && *forced != '\0') {
     if (!is_include_dir(forced)) {
       throw Error(detail::at_field("KHARNESS_INCLUDE_DIR"),
-                  std::string("'") + forced + "' does not hold kharness/kernel.h, kharness/entry.h and dlpack/dlpack.h");
+                  std::string("'") + forced +
+                      "' does not hold kharness/kernel.h, kharness/entry.h and dlpack/dlpack.h");
     }
     return forced;
   }

@@ -2,17 +2,20 @@
 
 #include <set>
 
-#include "naming/identifier.h"
 #include "build/detail/location.h"
 #include "error/error.h"
+#include "naming/identifier.h"
 
 namespace kh {
 
 std::string_view role_name(KernelParam::Role role) noexcept {
   switch (role) {
-    case KernelParam::Role::input: return "input";
-    case KernelParam::Role::output: return "output";
-    case KernelParam::Role::scalar: return "scalar";
+    case KernelParam::Role::input:
+      return "input";
+    case KernelParam::Role::output:
+      return "output";
+    case KernelParam::Role::scalar:
+      return "scalar";
   }
   return "unknown";
 }
@@ -22,22 +25,32 @@ namespace {
 // Low-precision floats have no C type, so they are passed as float like float16.
 std::string scalar_c_type(DType t) {
   switch (t) {
-    case DType::int64: return "int64_t";
-    case DType::int32: return "int32_t";
-    case DType::int16: return "int16_t";
-    case DType::int8: return "int8_t";
-    case DType::uint8: return "uint8_t";
-    case DType::boolean: return "bool";
-    default: return "float";
+    case DType::int64:
+      return "int64_t";
+    case DType::int32:
+      return "int32_t";
+    case DType::int16:
+      return "int16_t";
+    case DType::int8:
+      return "int8_t";
+    case DType::uint8:
+      return "uint8_t";
+    case DType::boolean:
+      return "bool";
+    default:
+      return "float";
   }
 }
 }  // namespace
 
 std::string c_type(const KernelParam& p) {
   switch (p.role) {
-    case KernelParam::Role::input: return "const DLTensor*";
-    case KernelParam::Role::output: return "DLTensor*";
-    case KernelParam::Role::scalar: return scalar_c_type(p.dtype);
+    case KernelParam::Role::input:
+      return "const DLTensor*";
+    case KernelParam::Role::output:
+      return "DLTensor*";
+    case KernelParam::Role::scalar:
+      return scalar_c_type(p.dtype);
   }
   return "?";
 }

@@ -3,8 +3,8 @@
 #include <regex>
 
 #include "build/detail/compiler_lookup.h"
-#include "build/toolchain.h"
 #include "build/detail/location.h"
+#include "build/toolchain.h"
 #include "error/error.h"
 
 namespace kh {
@@ -23,7 +23,8 @@ class NvccToolchain final : public Toolchain {
 
   std::filesystem::path executable() const override {
     auto found = detail::find_compiler("KHARNESS_NVCC", "nvcc", {"/usr/local/cuda/bin/nvcc"});
-    if (!found) throw Error("nvcc not found; the cuda language needs the CUDA toolkit (set KHARNESS_NVCC or PATH)");
+    if (!found)
+      throw Error("nvcc not found; the cuda language needs the CUDA toolkit (set KHARNESS_NVCC or PATH)");
     return *found;
   }
 
@@ -37,8 +38,7 @@ class NvccToolchain final : public Toolchain {
   }
 
   std::vector<std::string> flags(std::string_view arch) const override {
-    return {"-O3", "-std=c++17", "-Xcompiler", "-fPIC", "-shared", "--expt-relaxed-constexpr",
-            "-lineinfo",
+    return {"-O3", "-std=c++17", "-Xcompiler", "-fPIC", "-shared", "--expt-relaxed-constexpr", "-lineinfo",
             // Static cudart: the library then loads on a host whose libcudart
             // differs, and dlopen works on a machine without a GPU.
             "-cudart=static", gencode(arch)};

@@ -17,13 +17,13 @@ namespace kh {
 
 // One compiler invocation: compile `sources` and link them into `output`.
 struct CompileJob {
-  std::filesystem::path work_dir;                  // the compiler's cwd; sources are relative to it
-  std::vector<std::filesystem::path> sources;      // translation units, in link order
-  std::filesystem::path output;                    // the .so to write
+  std::filesystem::path work_dir;              // the compiler's cwd; sources are relative to it
+  std::vector<std::filesystem::path> sources;  // translation units, in link order
+  std::filesystem::path output;                // the .so to write
   std::vector<std::filesystem::path> include_dirs;
-  std::vector<std::string> defines;                // NAME or NAME=value
+  std::vector<std::string> defines;  // NAME or NAME=value
   std::vector<std::string> extra_flags;
-  std::string arch;                                // "" for host compilers
+  std::string arch;  // "" for host compilers
   std::chrono::milliseconds timeout{std::chrono::seconds(300)};
 };
 

@@ -2,8 +2,8 @@
 #include <array>
 #include <memory>
 
-#include "build/toolchain.h"
 #include "build/detail/location.h"
+#include "build/toolchain.h"
 #include "error/error.h"
 
 namespace kh {
@@ -36,7 +36,8 @@ const Toolchain& toolchain(std::string_view name) {
   for (const auto& t : all_toolchains()) {
     if (t->name() == name) return *t;
   }
-  throw Error(detail::at_field("toolchain"), "unknown toolchain '" + std::string(name) + "' (known: " + known_names() + ")");
+  throw Error(detail::at_field("toolchain"),
+              "unknown toolchain '" + std::string(name) + "' (known: " + known_names() + ")");
 }
 
 const Toolchain& toolchain_for_language(std::string_view language) {

@@ -1,16 +1,15 @@
 #include "cli/eval_command.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cli/eval_table.h"
 #include "device/backend.h"
@@ -94,14 +93,17 @@ LoadedInputs load_inputs(const EvalArgs& a, const OperatorLibrary& ops) {
   if (!a.workloads.empty()) {
     std::vector<Workload> chosen;
     for (const std::string& uuid : a.workloads) {
-      auto it = std::find_if(in.workloads.begin(), in.workloads.end(), [&](const Workload& w) { return w.uuid == uuid; });
-      if (it == in.workloads.end()) throw Error(Location{"", 0, "--workload"}, fmt::format("no workload '{}'", uuid));
+      auto it = std::find_if(in.workloads.begin(), in.workloads.end(),
+                             [&](const Workload& w) { return w.uuid == uuid; });
+      if (it == in.workloads.end())
+        throw Error(Location{"", 0, "--workload"}, fmt::format("no workload '{}'", uuid));
       chosen.push_back(*it);
     }
     in.workloads = std::move(chosen);
   }
   if (in.workloads.empty()) {
-    throw Error(Location{"", 0, "--definition"}, fmt::format("definition '{}' has no workloads", a.definition));
+    throw Error(Location{"", 0, "--definition"},
+                fmt::format("definition '{}' has no workloads", a.definition));
   }
   return in;
 }
@@ -134,21 +136,27 @@ void progress_line(const EvalProgress& p) {
   static const bool tty = isatty(STDERR_FILENO) != 0;
   const int width = 30;
   const int filled = p.total ? static_cast<int>(width * p.done / p.total) : width;
-  fmt::print(stderr, "{}[{}{}] {}/{} {} {}{}", tty ? "\r" : "", std::string(static_cast<std::size_t>(filled), '#'),
-             std::string(static_cast<std::size_t>(width - filled), '.'), p.done, p.total, p.workload.substr(0, 8),
-             p.status, tty ? (p.done == p.total ? "\n" : "   ") : "\n");
+  fmt::print(stderr, "{}[{}{}] {}/{} {} {}{}", tty ? "\r" : "",
+             std::string(static_cast<std::size_t>(filled), '#'),
+             std::string(static_cast<std::size_t>(width - filled), '.'), p.done, p.total,
+             p.workload.substr(0, 8), p.status, tty ? (p.done == p.total ? "\n" : "   ") : "\n");
   std::fflush(stderr);
 }
 
 int run_eval(const EvalArgs& a) {
   const std::optional<std::filesystem::path> ops_root =
-      a.operators.empty() ? OperatorLibrary::default_root() : std::optional<std::filesystem::path>(a.operators);
+      a.operators.empty() ? OperatorLibrary::default_root()
+                          : std::optional<std::filesystem::path>(a.operators);
   const OperatorLibrary ops = ops_root ? OperatorLibrary::load(*ops_root) : OperatorLibrary{};
   const std::string backend = pick_backend(a.backend);
   LoadedInputs in = load_inputs(a, ops);
   const OperatorEntry* op = ops.find(a.definition);
-  EvaluationTarget target{in.definition, in.workloads, in.root, load_solution_file(a.solution),
-                          ops.reference(a.definition, backend), op ? op->checker : "default",
+  EvaluationTarget target{in.definition,
+                          in.workloads,
+                          in.root,
+                          load_solution_file(a.solution),
+                          ops.reference(a.definition, backend),
+                          op ? op->checker : "default",
                           tolerance_for(a, op)};
   EvalOptions options = make_options(a, backend);
   if (!a.json) options.on_progress = progress_line;
@@ -177,8 +185,10 @@ int run_eval(const EvalArgs& a) {
 
 void register_eval(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<EvalArgs>();
-  CLI::App* cmd = app.add_subcommand("eval", "Build, check and time a solution on every workload of a definition");
-  cmd->add_option("--trace-set", args->trace_set, "FlashInfer-Trace folder with the definition and its workloads")
+  CLI::App* cmd =
+      app.add_subcommand("eval", "Build, check and time a solution on every workload of a definition");
+  cmd->add_option("--trace-set", args->trace_set,
+                  "FlashInfer-Trace folder with the definition and its workloads")
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--definition", args->definition, "Definition name")->required();
   cmd->add_option("--solution", args->solution, "Solution JSON file")->required()->check(CLI::ExistingFile);
@@ -187,7 +197,8 @@ void register_eval(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"official", "robust"}));
   cmd->add_option("--backend", args->backend, "cuda, cpu, or auto (cuda where a GPU is present)")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
-  cmd->add_option("--trials", args->trials, "Correctness trials, each with a fresh seed")->check(CLI::PositiveNumber);
+  cmd->add_option("--trials", args->trials, "Correctness trials, each with a fresh seed")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--timing-trials", args->timing_trials, "Timing trials (official protocol)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--warmup", args->warmup, "Warm-up calls before timing")->check(CLI::NonNegativeNumber);
@@ -203,7 +214,8 @@ void register_eval(CLI::App& app, int& exit_code) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--min-time", args->robust.min_time_s, "Robust protocol: seconds of measured time at least")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--robust-timeout", args->robust.timeout_s, "Robust protocol: wall-clock seconds per workload")
+  cmd->add_option("--robust-timeout", args->robust.timeout_s,
+                  "Robust protocol: wall-clock seconds per workload")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", args->seed, "Base seed, to repeat a run exactly (default: fresh seeds)");
   cmd->add_option("--arch", args->arch, "nvcc arch, e.g. sm_90a (default: from the device)");
@@ -211,7 +223,8 @@ void register_eval(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output", args->output, "Append the traces to this JSONL file");
   cmd->add_flag("--json", args->json, "Print the results as JSON");
   cmd->add_flag("--small", args->small, "Use the operator's small CI workloads");
-  cmd->add_flag("--official-status", args->official_status, "Write REWARD_HACK as RUNTIME_ERROR (upstream statuses)");
+  cmd->add_flag("--official-status", args->official_status,
+                "Write REWARD_HACK as RUNTIME_ERROR (upstream statuses)");
   cmd->add_flag("--no-reference-timing", args->no_reference_timing, "Do not time the reference (no speedup)");
   cmd->callback([args, &exit_code] {
     try {

@@ -1,10 +1,10 @@
 #include "cli/eval_table.h"
 
-#include <iostream>
-#include <string>
-
 #include <fmt/format.h>
+
+#include <iostream>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "trace/json_io.h"
 
@@ -32,16 +32,16 @@ void print_eval_table(const EvaluationTarget& target, const SolutionEvaluation& 
   fmt::print("\n{} on {} ({}, build {}{})\n", target.candidate.name, target.definition.name,
              result.device.value("name", std::string("?")), result.candidate_build.cache_hit ? "cached " : "",
              result.candidate_build.key.substr(0, 12));
-  fmt::print("{:<10} {:<24} {:<20} {:>11} {:>11} {:>8} {:>10}  {}\n", "workload", "axes", "status", "latency_ms",
-             "ref_ms", "speedup", "max_abs", "note");
+  fmt::print("{:<10} {:<24} {:<20} {:>11} {:>11} {:>8} {:>10}  {}\n", "workload", "axes", "status",
+             "latency_ms", "ref_ms", "speedup", "max_abs", "note");
   std::size_t passed = 0;
   for (const WorkloadResult& w : result.workloads) {
     passed += w.status == EvalStatus::passed ? 1 : 0;
     const std::string speedup = w.speedup() > 0 ? fmt::format("{:.3f}x", w.speedup()) : "-";
     const std::string err = w.correctness ? fmt::format("{:.2e}", w.correctness->max_absolute_error) : "-";
     fmt::print("{:<10} {:<24} {:<20} {:>11} {:>11} {:>8} {:>10}  {}\n", w.workload.uuid.substr(0, 8),
-               first_line(axes_text(w.workload), 24), status_name(w.status), ms(w.latency), ms(w.reference_latency),
-               speedup, err, first_line(w.log, 100));
+               first_line(axes_text(w.workload), 24), status_name(w.status), ms(w.latency),
+               ms(w.reference_latency), speedup, err, first_line(w.log, 100));
   }
   fmt::print("{} of {} workloads passed\n", passed, result.workloads.size());
 }

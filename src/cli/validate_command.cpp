@@ -1,14 +1,14 @@
 #include "cli/validate_command.h"
 
+#include <fmt/core.h>
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <fmt/core.h>
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "trace/trace_set.h"
 #include "trace/validate_set.h"
@@ -36,7 +36,8 @@ nlohmann::ordered_json diagnostic_json(const Diagnostic& d) {
 void print_json(const TraceSet& set, const std::vector<Diagnostic>& ds) {
   nlohmann::ordered_json errors = nlohmann::ordered_json::array();
   nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
-  for (const Diagnostic& d : ds) (d.severity == Severity::error ? errors : warnings).push_back(diagnostic_json(d));
+  for (const Diagnostic& d : ds)
+    (d.severity == Severity::error ? errors : warnings).push_back(diagnostic_json(d));
   nlohmann::ordered_json out;
   out["counts"] = counts_json(set);
   out["errors"] = errors;
@@ -63,8 +64,10 @@ int run_validate(const ValidateArgs& args) {
   ValidateOptions options;
   options.strict = args.strict;
   const std::vector<Diagnostic> ds = validate_set(set, options);
-  if (args.json) print_json(set, ds);
-  else print_text(set, ds);
+  if (args.json)
+    print_json(set, ds);
+  else
+    print_text(set, ds);
   return count_errors(ds) == 0 ? 0 : 1;
 }
 

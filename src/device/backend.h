@@ -20,13 +20,13 @@ class IterationTimer;
 
 // What the trace's `environment` records about the device.
 struct DeviceInfo {
-  std::string backend;        // "cuda" | "cpu"
-  std::string name;           // "NVIDIA H200", or the CPU model
-  std::string driver;         // driver version, "" on CPU
-  std::string runtime;        // CUDA runtime version, "" on CPU
-  int compute_capability = 0; // major*10+minor, e.g. 90; 0 on CPU
-  int sm_count = 0;           // or CPU cores
-  std::size_t l2_bytes = 0;   // or last-level cache size
+  std::string backend;              // "cuda" | "cpu"
+  std::string name;                 // "NVIDIA H200", or the CPU model
+  std::string driver;               // driver version, "" on CPU
+  std::string runtime;              // CUDA runtime version, "" on CPU
+  int compute_capability = 0;       // major*10+minor, e.g. 90; 0 on CPU
+  int sm_count = 0;                 // or CPU cores
+  std::size_t l2_bytes = 0;         // or last-level cache size
   double nominal_sm_clock_mhz = 0;  // max SM clock (NVML) or 0 when unknown
   // Why SM clocks are not read (e.g. "libnvidia-ml.so.1 not loaded: ..."), so the
   // trace says so instead of silently omitting them; "" when they are read.
@@ -80,7 +80,8 @@ class Backend {
   // Fills `regions` with `byte`, then evicts the cache: the per-iteration preparation
   // of the timed loop (poison the outputs, then flush so the poison is not cached).
   // Backends may do both with one synchronisation; this default does them in turn.
-  virtual void poison_then_flush(const std::vector<std::pair<void*, std::size_t>>& regions, std::uint8_t byte) {
+  virtual void poison_then_flush(const std::vector<std::pair<void*, std::size_t>>& regions,
+                                 std::uint8_t byte) {
     for (const auto& [ptr, bytes] : regions) fill(ptr, byte, bytes);
     flush_cache();
   }

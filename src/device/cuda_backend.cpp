@@ -19,12 +19,13 @@ int select_device(int ordinal) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
-    throw Error(std::string("no CUDA device: ") + cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
+    throw Error(std::string("no CUDA device: ") + cudaGetErrorName(status) + ": " +
+                cudaGetErrorString(status));
   }
   if (count == 0) throw Error("no CUDA device: cudaGetDeviceCount reports 0 devices");
   if (ordinal < 0 || ordinal >= count) {
-    throw Error("no CUDA device: ordinal " + std::to_string(ordinal) + " requested, " + std::to_string(count) +
-                " present");
+    throw Error("no CUDA device: ordinal " + std::to_string(ordinal) + " requested, " +
+                std::to_string(count) + " present");
   }
   KH_CUDA_CALL(cudaSetDevice(ordinal));
   return ordinal;
@@ -86,8 +87,10 @@ bool is_sticky_cuda_error(cudaError_t status) {
     case cudaErrorNvlinkUncorrectable:
     case cudaErrorMpsClientTerminated:
     case cudaErrorExternalDevice:
-    case cudaErrorContextIsDestroyed: return true;
-    default: return false;
+    case cudaErrorContextIsDestroyed:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -147,7 +150,8 @@ void CudaBackend::download_all(const std::vector<Copy>& copies) {
 
 // One device synchronisation for the whole preparation: the memsets and the flush are
 // ordered on the housekeeping stream, and the flush waits for its own stream.
-void CudaBackend::poison_then_flush(const std::vector<std::pair<void*, std::size_t>>& regions, std::uint8_t byte) {
+void CudaBackend::poison_then_flush(const std::vector<std::pair<void*, std::size_t>>& regions,
+                                    std::uint8_t byte) {
   synchronize();
   for (const auto& [ptr, bytes] : regions) {
     KH_CUDA_CALL(cudaMemsetAsync(ptr, byte, bytes, housekeeping_stream_.get()));
@@ -179,11 +183,14 @@ std::unique_ptr<IterationTimer> CudaBackend::make_timer(TimerKind kind) {
   switch (kind) {
     case TimerKind::cupti_span:
       return std::make_unique<CuptiSpanTimer>(std::vector<cudaStream_t>{housekeeping_stream_.get()});
-    case TimerKind::cuda_event: return std::make_unique<EventTimer>(kernel_stream_.get());
-    case TimerKind::steady_clock: break;
+    case TimerKind::cuda_event:
+      return std::make_unique<EventTimer>(kernel_stream_.get());
+    case TimerKind::steady_clock:
+      break;
   }
-  throw Error("cuda backend: the steady_clock timer would time kernel launches, not kernels; use cupti_span or "
-              "cuda_event");
+  throw Error(
+      "cuda backend: the steady_clock timer would time kernel launches, not kernels; use cupti_span or "
+      "cuda_event");
 }
 
 }  // namespace kh

@@ -45,7 +45,8 @@ class CudaBackend final : public Backend {
   void flush_cache() override { flush_.flush(housekeeping_stream_.get()); }
   void upload_all(const std::vector<Copy>& copies) override;
   void download_all(const std::vector<Copy>& copies) override;
-  void poison_then_flush(const std::vector<std::pair<void*, std::size_t>>& regions, std::uint8_t byte) override;
+  void poison_then_flush(const std::vector<std::pair<void*, std::size_t>>& regions,
+                         std::uint8_t byte) override;
   [[nodiscard]] std::optional<double> sm_clock_mhz() override { return clocks_.sm_clock_mhz(); }
 
   [[nodiscard]] std::vector<TimerKind> timers() const override;

@@ -13,9 +13,9 @@ namespace kh {
 
 // Where a problem was found. Every part is optional; empty parts are omitted when printed.
 struct Location {
-  std::string file;   // path as the user gave it
+  std::string file;      // path as the user gave it
   std::size_t line = 0;  // 1-based line for JSONL files, 0 when not applicable
-  std::string field;  // JSON-pointer-like path, e.g. "inputs.q.dtype"
+  std::string field;     // JSON-pointer-like path, e.g. "inputs.q.dtype"
 
   // "file:line: field" with empty parts left out.
   [[nodiscard]] std::string to_string() const;

@@ -12,7 +12,9 @@ DeviceBuffer::DeviceBuffer(Backend& backend, std::size_t bytes)
     : backend_(&backend), data_(backend.allocate(bytes == 0 ? 1 : bytes)), size_(bytes) {}
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
-    : backend_(other.backend_), data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+    : backend_(other.backend_),
+      data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   if (this != &other) {
@@ -46,7 +48,8 @@ std::vector<DeviceTensor> allocate_and_stage(Backend& backend, const std::vector
   std::vector<DeviceTensor> out;
   out.reserve(host.size());
   for (const HostTensor& h : host) {
-    DeviceTensor d{h.dtype(), h.shape(), h.is_scalar(), 0, DeviceBuffer(backend, h.is_scalar() ? 0 : h.nbytes())};
+    DeviceTensor d{h.dtype(), h.shape(), h.is_scalar(), 0,
+                   DeviceBuffer(backend, h.is_scalar() ? 0 : h.nbytes())};
     if (h.is_scalar()) {
       d.scalar_value = read_as_double(h, 0);
     } else if (h.nbytes() > 0) {
@@ -75,7 +78,8 @@ std::vector<DeviceTensor> upload(Backend& backend, const std::vector<HostTensor>
   return out;
 }
 
-std::vector<std::vector<DeviceTensor>> upload_sets(Backend& backend, const std::vector<std::vector<HostTensor>>& host) {
+std::vector<std::vector<DeviceTensor>> upload_sets(Backend& backend,
+                                                   const std::vector<std::vector<HostTensor>>& host) {
   std::vector<Backend::Copy> copies;
   std::vector<std::vector<DeviceTensor>> out;
   for (const auto& set : host) out.push_back(allocate_and_stage(backend, set, copies));

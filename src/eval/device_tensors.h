@@ -1,11 +1,11 @@
 // Tensors in a backend's memory, and the kernel-ABI arguments that point at them.
 #pragma once
 
+#include <kharness/entry.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
-
-#include <kharness/entry.h>
 
 #include "device/backend.h"
 #include "tensor/host_tensor.h"
@@ -46,8 +46,8 @@ struct DeviceTensor {
 // Copies host tensors to fresh device buffers (scalars are kept as values).
 [[nodiscard]] std::vector<DeviceTensor> upload(Backend& backend, const std::vector<HostTensor>& host);
 // The same for many input sets, with one synchronisation for all of them.
-[[nodiscard]] std::vector<std::vector<DeviceTensor>> upload_sets(Backend& backend,
-                                                                 const std::vector<std::vector<HostTensor>>& host);
+[[nodiscard]] std::vector<std::vector<DeviceTensor>> upload_sets(
+    Backend& backend, const std::vector<std::vector<HostTensor>>& host);
 // Fresh device buffers shaped like `host`, each filled with `poison`.
 [[nodiscard]] std::vector<DeviceTensor> allocate_like(Backend& backend, const std::vector<HostTensor>& host);
 void poison(Backend& backend, std::vector<DeviceTensor>& tensors, std::uint8_t pattern);
@@ -58,6 +58,7 @@ void download_sets(Backend& backend, const std::vector<std::vector<DeviceTensor>
 
 // kh_args in ABI order: inputs, then outputs. The result points into the tensors'
 // views, so it is valid while they live.
-[[nodiscard]] std::vector<kh_arg> make_args(std::vector<DeviceTensor>& inputs, std::vector<DeviceTensor>& outputs);
+[[nodiscard]] std::vector<kh_arg> make_args(std::vector<DeviceTensor>& inputs,
+                                            std::vector<DeviceTensor>& outputs);
 
 }  // namespace kh

@@ -34,14 +34,14 @@ struct EvalOptions {
   int warmup = 10;             // official protocol
   int iterations = 50;
   int timing_trials = 3;
-  StopParameters robust;       // robust protocol
-  std::optional<Tolerance> tolerance;  // overrides the operator's
-  int recheck = 2;             // timed outputs re-checked per timing trial
-  double throttle_ratio = 0.75;  // samples below this share of the nominal SM clock are dropped
-  std::chrono::seconds timeout{300};  // per worker request: wall-clock limit of one call
+  StopParameters robust;                   // robust protocol
+  std::optional<Tolerance> tolerance;      // overrides the operator's
+  int recheck = 2;                         // timed outputs re-checked per timing trial
+  double throttle_ratio = 0.75;            // samples below this share of the nominal SM clock are dropped
+  std::chrono::seconds timeout{300};       // per worker request: wall-clock limit of one call
   std::size_t input_set_budget_bytes = 0;  // 0: 2 GiB on CUDA, 256 MiB on the CPU
   bool time_reference = true;
-  std::optional<std::uint64_t> seed;  // base of the seed stream; fresh from the OS when unset
+  std::optional<std::uint64_t> seed;        // base of the seed stream; fresh from the OS when unset
   std::filesystem::path worker_executable;  // the kharness binary; empty: this process's
   std::filesystem::path work_dir;           // scratch; empty: a fresh temp dir
   std::filesystem::path cache_dir;          // build cache; empty: BuildCache::default_dir()

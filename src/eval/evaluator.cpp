@@ -1,8 +1,7 @@
 #include "eval/evaluator.h"
 
-#include <unistd.h>
-
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "build/build_cache.h"
 #include "build/include_dir.h"
@@ -23,15 +22,34 @@ std::filesystem::path self_executable() {
   return p;
 }
 
-std::filesystem::path make_work_dir(const EvalOptions& o) {
-  if (!o.work_dir.empty()) {
-    std::filesystem::create_directories(o.work_dir);
-    return o.work_dir;
+// The workers' scratch folder (their cwd and logs). One the caller named is kept; a
+// temporary one is removed when the evaluation ends, after the workers (declared later,
+// destroyed first) are gone.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::filesystem::path& requested) {
+    if (!requested.empty()) {
+      std::filesystem::create_directories(requested);
+      path_ = requested;
+      return;
+    }
+    std::string pattern = (std::filesystem::temp_directory_path() / "kharness-eval-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw Error("cannot create a scratch directory under " + pattern);
+    path_ = pattern;
+    owned_ = true;
   }
-  std::string pattern = (std::filesystem::temp_directory_path() / "kharness-eval-XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) throw Error("cannot create a scratch directory under " + pattern);
-  return pattern;
-}
+  ScratchDir(const ScratchDir&) = delete;  // one owner removes it, once
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  ~ScratchDir() {
+    std::error_code ignored;  // best effort: a leftover temp folder is not worth a failure
+    if (owned_) std::filesystem::remove_all(path_, ignored);
+  }
+  [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
+
+ private:
+  std::filesystem::path path_;
+  bool owned_ = false;
+};
 
 WorkerConfig worker_config(const EvalOptions& o, const std::filesystem::path& work_dir, const char* who) {
   WorkerConfig c;
@@ -73,7 +91,8 @@ bool SolutionEvaluation::all_passed() const {
 
 SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalOptions& options) {
   SolutionEvaluation result;
-  const std::filesystem::path work_dir = make_work_dir(options);
+  const ScratchDir scratch(options.work_dir);
+  const std::filesystem::path& work_dir = scratch.path();
   // The reference worker starts first: its device report picks the nvcc arch.
   MeasurementClient reference(worker_config(options, work_dir, "reference"));
   result.device = reference.device();
@@ -81,7 +100,8 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
   settings.backend = options.backend;
   settings.arch = arch_for_compute_capability(result.device.value("compute_capability", 0), options.arch);
   // The headers candidates compile against sit beside the kharness binary that runs them.
-  const auto beside_worker = worker_config(options, work_dir, "reference").executable.parent_path() / "include";
+  const auto beside_worker =
+      worker_config(options, work_dir, "reference").executable.parent_path() / "include";
   if (is_include_dir(beside_worker)) settings.include_dir = beside_worker;
   const BuildCache cache(options.cache_dir.empty() ? BuildCache::default_dir() : options.cache_dir);
   std::vector<BuildResult> builds =
@@ -99,7 +119,8 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
   std::size_t done = 0;
   auto report = [&](const WorkloadResult& w) {
     if (options.on_progress) {
-      options.on_progress({++done, target.workloads.size(), w.workload.uuid, std::string(status_name(w.status))});
+      options.on_progress(
+          {++done, target.workloads.size(), w.workload.uuid, std::string(status_name(w.status))});
     }
   };
   if (result.candidate_build.status != BuildResult::Status::ok) {
@@ -115,8 +136,9 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
   }
   MeasurementClient candidate(worker_config(options, work_dir, "candidate"));
   try {
-    candidate.load(result.candidate_build.library.string(),
-                   signature_text(kernel_signature(target.definition, target.candidate.spec.entry_function())));
+    candidate.load(
+        result.candidate_build.library.string(),
+        signature_text(kernel_signature(target.definition, target.candidate.spec.entry_function())));
   } catch (const Error& e) {
     // Loading runs the candidate's global constructors, which may crash or hang.
     for (const Workload& w : target.workloads) {

@@ -3,10 +3,9 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "build/build_request.h"
 #include "eval/check/value_comparison.h"
@@ -40,6 +39,7 @@ struct SolutionEvaluation {
 
 // Throws kh::Error only for failures of the harness or the reference (no device,
 // reference does not build); every failure of the candidate is a status.
-[[nodiscard]] SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalOptions& options);
+[[nodiscard]] SolutionEvaluation evaluate_solution(const EvaluationTarget& target,
+                                                   const EvalOptions& options);
 
 }  // namespace kh

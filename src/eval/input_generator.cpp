@@ -1,10 +1,10 @@
 #include "eval/input_generator.h"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <mutex>
 #include <variant>
-
-#include <fmt/format.h>
 
 #include "error/error.h"
 #include "tensor/element_access.h"
@@ -55,14 +55,14 @@ HostTensor load_safetensors(const SafetensorsInput& in, const TensorSpec& spec, 
   HostTensor t = SafetensorsFile::open(path.string()).load(in.tensor_key);
   const auto expected = concrete_shape(spec, axes, name);
   if (t.dtype() != spec.dtype) {
-    throw Error(input_location(w, name), fmt::format("tensor '{}' in '{}' is {}, the definition says {}",
-                                                     in.tensor_key, path.string(), dtype_name(t.dtype()),
-                                                     dtype_name(spec.dtype)));
+    throw Error(input_location(w, name),
+                fmt::format("tensor '{}' in '{}' is {}, the definition says {}", in.tensor_key, path.string(),
+                            dtype_name(t.dtype()), dtype_name(spec.dtype)));
   }
   if (t.shape() != expected) {
-    throw Error(input_location(w, name), fmt::format("tensor '{}' in '{}' has shape [{}], expected [{}]",
-                                                     in.tensor_key, path.string(), fmt::join(t.shape(), ", "),
-                                                     fmt::join(expected, ", ")));
+    throw Error(input_location(w, name),
+                fmt::format("tensor '{}' in '{}' has shape [{}], expected [{}]", in.tensor_key, path.string(),
+                            fmt::join(t.shape(), ", "), fmt::join(expected, ", ")));
   }
   return t;
 }
@@ -71,7 +71,8 @@ void set_scalar(HostTensor& t, const ScalarInput& in, const std::string& name, c
   if (!in.value.is_number() && !in.value.is_boolean()) {
     throw Error(input_location(w, name), "scalar input value must be a number or a boolean");
   }
-  write_from_double(t, 0, in.value.is_boolean() ? (in.value.get<bool>() ? 1.0 : 0.0) : in.value.get<double>());
+  write_from_double(t, 0,
+                    in.value.is_boolean() ? (in.value.get<bool>() ? 1.0 : 0.0) : in.value.get<double>());
 }
 
 }  // namespace
@@ -90,8 +91,8 @@ std::uint64_t input_seed(std::uint64_t seed, std::size_t index) noexcept {
   return z ^ (z >> 31);
 }
 
-std::vector<HostTensor> make_inputs(const Definition& definition, const Workload& workload, std::uint64_t seed,
-                                    const std::filesystem::path& root) {
+std::vector<HostTensor> make_inputs(const Definition& definition, const Workload& workload,
+                                    std::uint64_t seed, const std::filesystem::path& root) {
   const AxisValues axes = resolve_axes(definition, workload);
   std::vector<HostTensor> inputs;
   std::vector<bool> random;
@@ -110,7 +111,8 @@ std::vector<HostTensor> make_inputs(const Definition& definition, const Workload
     inputs.push_back(std::move(t));
     ++index;
   }
-  if (auto structured = find_structured(definition)) structured->generate(definition, axes, seed, inputs, random);
+  if (auto structured = find_structured(definition))
+    structured->generate(definition, axes, seed, inputs, random);
   return inputs;
 }
 

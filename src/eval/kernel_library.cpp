@@ -1,13 +1,12 @@
 #include "eval/kernel_library.h"
 
 #include <dlfcn.h>
+#include <fmt/format.h>
+#include <kharness/kernel.h>
 
 #include <utility>
 
-#include <fmt/format.h>
-
 #include "error/error.h"
-#include <kharness/kernel.h>
 
 namespace kh {
 
@@ -17,7 +16,8 @@ void* required_symbol(void* handle, const char* name, const std::string& path) {
   dlerror();
   void* symbol = dlsym(handle, name);
   if (symbol == nullptr) {
-    throw Error(Location{path, 0, name}, "library does not export the entry shim's symbol (not built by kharness?)");
+    throw Error(Location{path, 0, name},
+                "library does not export the entry shim's symbol (not built by kharness?)");
   }
   return symbol;
 }
@@ -32,10 +32,12 @@ KernelLibrary KernelLibrary::open(const std::string& path, const std::string& ex
     const char* why = dlerror();
     throw Error(Location{path, 0, ""}, fmt::format("cannot load library: {}", why ? why : "unknown"));
   }
-  auto version = reinterpret_cast<kh_abi_version_fn>(required_symbol(lib.handle_, KH_SYMBOL_ABI_VERSION, path));
+  auto version =
+      reinterpret_cast<kh_abi_version_fn>(required_symbol(lib.handle_, KH_SYMBOL_ABI_VERSION, path));
   auto signature = reinterpret_cast<kh_signature_fn>(required_symbol(lib.handle_, KH_SYMBOL_SIGNATURE, path));
   lib.entry_ = reinterpret_cast<kh_entry_v1_fn>(required_symbol(lib.handle_, KH_SYMBOL_ENTRY_V1, path));
-  lib.last_error_ = reinterpret_cast<kh_last_error_fn>(required_symbol(lib.handle_, KH_SYMBOL_LAST_ERROR, path));
+  lib.last_error_ =
+      reinterpret_cast<kh_last_error_fn>(required_symbol(lib.handle_, KH_SYMBOL_LAST_ERROR, path));
   if (version() != KH_ABI_VERSION) {
     throw Error(Location{path, 0, "kh_abi_version"},
                 fmt::format("library has ABI version {}, this kharness needs {}", version(), KH_ABI_VERSION));

@@ -5,10 +5,10 @@
 // kh_entry_v1, so the worker needs no knowledge of the typed signature.
 #pragma once
 
+#include <kharness/entry.h>
+
 #include <string>
 #include <vector>
-
-#include <kharness/entry.h>
 
 namespace kh {
 

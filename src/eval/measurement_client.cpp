@@ -40,7 +40,8 @@ std::vector<std::string> strings(const nlohmann::ordered_json& j) {
   return out;
 }
 
-nlohmann::ordered_json workload_fields(const Definition& d, const Workload& w, const std::filesystem::path& root) {
+nlohmann::ordered_json workload_fields(const Definition& d, const Workload& w,
+                                       const std::filesystem::path& root) {
   return {{"definition", to_json(d)}, {"workload", to_json(w)}, {"root", root.string()}};
 }
 
@@ -60,7 +61,8 @@ void MeasurementClient::load(std::string library, std::string signature) {
 void MeasurementClient::start() {
   Message reply;
   if (auto f = raw_request(measurement::kHello, nullptr, std::chrono::seconds(120), reply)) {
-    throw Error(fmt::format("measurement worker ({} backend) did not start: {}", config_.backend, f->message));
+    throw Error(
+        fmt::format("measurement worker ({} backend) did not start: {}", config_.backend, f->message));
   }
   device_ = reply.header.value("device", nlohmann::ordered_json::object());
   if (library_.empty()) return;
@@ -70,7 +72,8 @@ void MeasurementClient::start() {
   }
 }
 
-std::optional<CallFailure> MeasurementClient::raw_request(std::string_view kind, nlohmann::ordered_json fields,
+std::optional<CallFailure> MeasurementClient::raw_request(std::string_view kind,
+                                                          nlohmann::ordered_json fields,
                                                           std::chrono::milliseconds timeout, Message& reply) {
   CallOutcome outcome = session_.call(kind, std::move(fields), {}, timeout);
   switch (outcome.kind) {
@@ -121,10 +124,12 @@ Outcome<CheckResult> MeasurementClient::check(const Definition& d, const Workloa
   fields["poison"] = poison;
   fields["probe_lingering"] = config_.candidate;
   Message reply;
-  if (auto f = request(measurement::kCheck, std::move(fields), config_.timeout, reply)) return {std::nullopt, f};
+  if (auto f = request(measurement::kCheck, std::move(fields), config_.timeout, reply))
+    return {std::nullopt, f};
   const auto& h = reply.header;
   if (h.contains("error")) {
-    CallFailure f{CallFailure::Kind::candidate_error, h.at("error").get<std::string>(), h.value("sticky", false)};
+    CallFailure f{CallFailure::Kind::candidate_error, h.at("error").get<std::string>(),
+                  h.value("sticky", false)};
     if (f.sticky) recover();
     return {std::nullopt, f};
   }
@@ -147,10 +152,12 @@ Outcome<TimeResult> MeasurementClient::time(const Definition& d, const Workload&
   for (const auto& [k, v] : protocol_fields.items()) fields[k] = v;
   Message reply;
   const auto start_time = Clock::now();
-  if (auto f = request(measurement::kTime, std::move(fields), config_.timeout, reply)) return {std::nullopt, f};
+  if (auto f = request(measurement::kTime, std::move(fields), config_.timeout, reply))
+    return {std::nullopt, f};
   const auto& h = reply.header;
   if (h.contains("error")) {
-    CallFailure f{CallFailure::Kind::candidate_error, h.at("error").get<std::string>(), h.value("sticky", false)};
+    CallFailure f{CallFailure::Kind::candidate_error, h.at("error").get<std::string>(),
+                  h.value("sticky", false)};
     if (f.sticky) recover();
     return {std::nullopt, f};
   }
@@ -177,7 +184,8 @@ Outcome<TimeResult> MeasurementClient::time(const Definition& d, const Workload&
   for (const auto& rc : h.value("recheck", nlohmann::ordered_json::array())) {
     RecheckedOutput o{rc.value("iteration", 0), rc.value("set", 0), {}};
     if (o.input_set < 0 || static_cast<std::size_t>(o.input_set) >= set_seeds.size()) {
-      throw Error(Location{"", 0, "reply.recheck.set"}, fmt::format("worker named input set {}", o.input_set));
+      throw Error(Location{"", 0, "reply.recheck.set"},
+                  fmt::format("worker named input set {}", o.input_set));
     }
     o.outputs = split_tensors(rc.at("outputs"), reply.payload, offset, expected);
     r.rechecked.push_back(std::move(o));

@@ -8,14 +8,13 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "eval/timed_loop.h"
 #include "eval/thread_activity_probe.h"
+#include "eval/timed_loop.h"
 #include "trace/definition.h"
 #include "trace/workload.h"
 #include "worker/worker_session.h"
@@ -82,7 +81,8 @@ class MeasurementClient {
   [[nodiscard]] Outcome<CheckResult> check(const Definition& d, const Workload& w,
                                            const std::filesystem::path& root, std::uint64_t seed,
                                            std::uint8_t poison);
-  [[nodiscard]] Outcome<TimeResult> time(const Definition& d, const Workload& w, const std::filesystem::path& root,
+  [[nodiscard]] Outcome<TimeResult> time(const Definition& d, const Workload& w,
+                                         const std::filesystem::path& root,
                                          const std::vector<std::uint64_t>& set_seeds,
                                          const nlohmann::ordered_json& protocol_fields);
 

@@ -1,12 +1,12 @@
 #include "eval/measurement_service.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "error/error.h"
 #include "eval/input_generator.h"
@@ -72,7 +72,8 @@ ordered_json hash_device_inputs(Backend& backend, const std::vector<DeviceTensor
 
 // Input sets are independent, so they are generated side by side: with one set per timed
 // iteration, generation would otherwise dominate the harness's own time.
-std::vector<std::vector<HostTensor>> generate_sets(const RequestedWorkload& w, const std::vector<std::uint64_t>& seeds) {
+std::vector<std::vector<HostTensor>> generate_sets(const RequestedWorkload& w,
+                                                   const std::vector<std::uint64_t>& seeds) {
   std::vector<std::vector<HostTensor>> sets(seeds.size());
   const std::size_t lanes = std::max(1u, std::thread::hardware_concurrency());
   std::atomic<std::size_t> next{0};
@@ -82,7 +83,8 @@ std::vector<std::vector<HostTensor>> generate_sets(const RequestedWorkload& w, c
     }
   };
   std::vector<std::future<void>> running;
-  for (std::size_t l = 1; l < std::min(lanes, seeds.size()); ++l) running.push_back(std::async(std::launch::async, work));
+  for (std::size_t l = 1; l < std::min(lanes, seeds.size()); ++l)
+    running.push_back(std::async(std::launch::async, work));
   work();
   for (auto& f : running) f.get();  // rethrows a generator's kh::Error here
   return sets;
@@ -177,7 +179,8 @@ Message MeasurementService::time(const Message& request) {
   t = Clock::now();
   device_sets = upload_sets(*backend_, host_sets);
   const double upload_ms = std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-  const std::vector<HostTensor> templates = make_outputs(w.definition, resolve_axes(w.definition, w.workload));
+  const std::vector<HostTensor> templates =
+      make_outputs(w.definition, resolve_axes(w.definition, w.workload));
   TimedLoopConfig config;
   config.warmup = h.value("warmup", 10);
   config.iterations = h.value("iterations", 50);

@@ -1,13 +1,12 @@
 #include "eval/operator_library.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "error/error.h"
 #include "trace/json_io.h"
@@ -37,7 +36,8 @@ OperatorEntry read_entry(const std::filesystem::path& dir) {
   const ordered_json manifest = read_json(manifest_path);
   OperatorEntry e;
   e.dir = dir;
-  e.definition = parse_definition(read_text(dir / "definition.json"), Location{(dir / "definition.json").string()});
+  e.definition =
+      parse_definition(read_text(dir / "definition.json"), Location{(dir / "definition.json").string(), 0, ""});
   if (manifest.contains("tolerance")) {
     const auto& t = manifest["tolerance"];
     Tolerance tol;
@@ -66,7 +66,8 @@ OperatorLibrary OperatorLibrary::load(const std::filesystem::path& root) {
   OperatorLibrary lib;
   std::vector<std::filesystem::path> dirs;
   for (const auto& entry : std::filesystem::directory_iterator(root)) {
-    if (entry.is_directory() && std::filesystem::exists(entry.path() / "operator.json")) dirs.push_back(entry.path());
+    if (entry.is_directory() && std::filesystem::exists(entry.path() / "operator.json"))
+      dirs.push_back(entry.path());
   }
   std::sort(dirs.begin(), dirs.end());
   for (const auto& dir : dirs) lib.entries_.push_back(read_entry(dir));
@@ -114,8 +115,9 @@ Solution OperatorLibrary::reference(std::string_view definition, std::string_vie
     s.sources.push_back(SourceFile{s.spec.entry_file(), read_text(e->dir / s.spec.entry_file()), {}});
     return s;
   }
-  throw Error(Location{(e->dir / "operator.json").string(), 0, "references." + language},
-              fmt::format("operator '{}' has no {} reference for the {} backend", definition, language, backend));
+  throw Error(
+      Location{(e->dir / "operator.json").string(), 0, "references." + language},
+      fmt::format("operator '{}' has no {} reference for the {} backend", definition, language, backend));
 }
 
 std::vector<Workload> OperatorLibrary::workloads(std::string_view definition, bool small) const {

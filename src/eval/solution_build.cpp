@@ -21,10 +21,11 @@ void check_binding(const Solution& s) {
   }();
   if (s.spec.binding && *s.spec.binding == "kharness") return;
   if (!s.spec.binding && includes_abi) return;
-  throw Error(Location{"", 0, "spec.binding"},
-              fmt::format("binding '{}' is not supported: kharness calls entry points through its own C ABI; "
-                          "write the entry against include/kharness/kernel.h and set spec.binding to 'kharness'",
-                          s.spec.effective_binding()));
+  throw Error(
+      Location{"", 0, "spec.binding"},
+      fmt::format("binding '{}' is not supported: kharness calls entry points through its own C ABI; "
+                  "write the entry against include/kharness/kernel.h and set spec.binding to 'kharness'",
+                  s.spec.effective_binding()));
 }
 
 std::string language_for(const std::string& backend) { return backend == "cuda" ? "cuda" : "cpp"; }
@@ -35,7 +36,8 @@ KernelSignature kernel_signature(const Definition& definition, const std::string
   KernelSignature sig;
   sig.function = function;
   for (const auto& [name, spec] : definition.inputs) {
-    sig.params.push_back({name, spec.is_scalar() ? KernelParam::Role::scalar : KernelParam::Role::input, spec.dtype});
+    sig.params.push_back(
+        {name, spec.is_scalar() ? KernelParam::Role::scalar : KernelParam::Role::input, spec.dtype});
   }
   for (const auto& [name, spec] : definition.outputs) {
     sig.params.push_back({name, KernelParam::Role::output, spec.dtype});
@@ -51,8 +53,9 @@ BuildRequest build_request(const Solution& s, const Definition& definition, cons
                             s.spec.language, settings.backend, wanted));
   }
   if (!s.spec.uses_destination_passing()) {
-    throw Error(Location{"", 0, "spec.destination_passing_style"},
-                "kharness allocates outputs itself (destination passing); value-returning entries are not supported");
+    throw Error(
+        Location{"", 0, "spec.destination_passing_style"},
+        "kharness allocates outputs itself (destination passing); value-returning entries are not supported");
   }
   check_binding(s);
   BuildRequest r;
@@ -69,7 +72,8 @@ BuildRequest build_request(const Solution& s, const Definition& definition, cons
 }
 
 std::vector<BuildResult> build_solutions(const BuildCache& cache, const std::vector<Solution>& solutions,
-                                         const Definition& definition, const BuildSettings& settings, int jobs) {
+                                         const Definition& definition, const BuildSettings& settings,
+                                         int jobs) {
   std::vector<BuildResult> results(solutions.size());
   std::vector<BuildRequest> requests;
   std::vector<std::size_t> slots;

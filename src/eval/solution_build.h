@@ -31,8 +31,9 @@ struct BuildSettings {
 
 // Builds `solutions` (up to `jobs` compilers at once), in order. A solution that cannot
 // even be requested comes back as a compile_error result with the reason.
-[[nodiscard]] std::vector<BuildResult> build_solutions(const BuildCache& cache, const std::vector<Solution>& solutions,
-                                                       const Definition& definition, const BuildSettings& settings,
-                                                       int jobs);
+[[nodiscard]] std::vector<BuildResult> build_solutions(const BuildCache& cache,
+                                                       const std::vector<Solution>& solutions,
+                                                       const Definition& definition,
+                                                       const BuildSettings& settings, int jobs);
 
 }  // namespace kh

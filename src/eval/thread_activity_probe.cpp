@@ -1,5 +1,6 @@
 #include "eval/thread_activity_probe.h"
 
+#include <fmt/format.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -7,13 +8,12 @@
 #include <fstream>
 #include <thread>
 
-#include <fmt/format.h>
-
 namespace kh {
 
 std::string LingeringWork::describe() const {
-  return fmt::format("{:.2f} ms of CPU on other threads, {} thread(s) ended and {} started after the call returned",
-                     cpu_ms, threads_ended, threads_started);
+  return fmt::format(
+      "{:.2f} ms of CPU on other threads, {} thread(s) ended and {} started after the call returned", cpu_ms,
+      threads_ended, threads_started);
 }
 
 std::map<std::string, std::uint64_t> ThreadActivityProbe::other_threads() {

@@ -61,7 +61,11 @@ class Loop {
  public:
   Loop(Backend& backend, const KernelLibrary& library, std::vector<std::vector<DeviceTensor>>& sets,
        const std::vector<HostTensor>& templates, const TimedLoopConfig& config)
-      : backend_(backend), library_(library), sets_(sets), templates_(templates), config_(config),
+      : backend_(backend),
+        library_(library),
+        sets_(sets),
+        templates_(templates),
+        config_(config),
         slots_(make_slots(backend, templates, std::max(1, config.recheck))) {}
 
   TimedLoopResult run() {
@@ -93,7 +97,8 @@ class Loop {
     LoopPhases& ph = result_.phases;
     auto t = Clock::now();
     std::vector<std::pair<void*, std::size_t>> regions;
-    for (const DeviceTensor& out : slots_.slots[slot]) regions.emplace_back(out.buffer.data(), out.buffer.size());
+    for (const DeviceTensor& out : slots_.slots[slot])
+      regions.emplace_back(out.buffer.data(), out.buffer.size());
     backend_.poison_then_flush(regions, config_.poison);
     lap(t, ph.flush_ms);
     std::vector<kh_arg> args = make_args(sets_[set], slots_.slots[slot]);
@@ -209,7 +214,8 @@ class Loop {
 
 TimedLoopResult run_timed_loop(Backend& backend, const KernelLibrary& library,
                                std::vector<std::vector<DeviceTensor>>& input_sets,
-                               const std::vector<HostTensor>& output_templates, const TimedLoopConfig& config) {
+                               const std::vector<HostTensor>& output_templates,
+                               const TimedLoopConfig& config) {
   if (input_sets.empty()) throw Error("timed loop needs at least one input set");
   Loop loop(backend, library, input_sets, output_templates, config);
   return loop.run();

@@ -29,11 +29,11 @@ struct TimedLoopConfig {
 };
 
 struct TimedSample {
-  double ms = 0;        // primary timer
-  double event_ms = -1; // secondary (CUDA event) timer, -1 where there is none
+  double ms = 0;         // primary timer
+  double event_ms = -1;  // secondary (CUDA event) timer, -1 where there is none
   int activities = 0;
   bool valid = true;
-  double clock_mhz = 0; // SM clock after the iteration, 0 when unreadable
+  double clock_mhz = 0;  // SM clock after the iteration, 0 when unreadable
   int input_set = 0;
 };
 
@@ -45,9 +45,9 @@ struct RecheckedOutput {
 
 // Host time the loop spent per phase, to account for the harness's own overhead.
 struct LoopPhases {
-  double flush_ms = 0;  // poisoning the output slot, then flushing the cache
-  double timed_ms = 0;  // start() to stop(): the call and the device synchronisation
-  double clock_ms = 0;  // reading the SM clock
+  double flush_ms = 0;    // poisoning the output slot, then flushing the cache
+  double timed_ms = 0;    // start() to stop(): the call and the device synchronisation
+  double clock_ms = 0;    // reading the SM clock
   double collect_ms = 0;  // timers' finish(): CUPTI record processing
   double warmup_ms = 0;
 };
@@ -58,7 +58,7 @@ struct TimedLoopResult {
   std::string timer_note;  // why the primary timer is not CUPTI, when it is not
   std::vector<TimedSample> samples;
   std::string stop_reason;
-  std::string error;       // the candidate failed during the loop
+  std::string error;  // the candidate failed during the loop
   std::size_t stray = 0;
   LingeringWork lingering;  // CPU backend: worst iteration
   std::vector<RecheckedOutput> rechecked;

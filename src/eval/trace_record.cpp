@@ -1,9 +1,9 @@
 #include "eval/trace_record.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <ctime>
-
-#include <fmt/format.h>
 
 #include "trace/json_io.h"
 
@@ -21,9 +21,9 @@ std::string utc_timestamp() {
 }
 
 ordered_json stats_json(const SampleStatistics& s) {
-  return {{"count", s.count},   {"median_ms", s.median}, {"mean_ms", s.mean},     {"q1_ms", s.q1},
-          {"q3_ms", s.q3},       {"min_ms", s.min},       {"max_ms", s.max},       {"stdev_ms", s.stdev},
-          {"noise", s.noise},    {"ci95_low_ms", s.ci_low}, {"ci95_high_ms", s.ci_high}};
+  return {{"count", s.count}, {"median_ms", s.median},   {"mean_ms", s.mean},        {"q1_ms", s.q1},
+          {"q3_ms", s.q3},    {"min_ms", s.min},         {"max_ms", s.max},          {"stdev_ms", s.stdev},
+          {"noise", s.noise}, {"ci95_low_ms", s.ci_low}, {"ci95_high_ms", s.ci_high}};
 }
 
 ordered_json latency_json(const LatencyMeasurement& m) {
@@ -65,12 +65,10 @@ ordered_json protocol_json(const EvalOptions& o) {
 
 }  // namespace
 
-ordered_json environment_json(const SolutionEvaluation& e) {
-  return e.device;
-}
+ordered_json environment_json(const SolutionEvaluation& e) { return e.device; }
 
-Trace make_trace(const EvaluationTarget& target, const SolutionEvaluation& evaluation, const WorkloadResult& w,
-                 const EvalOptions& options, TraceStyle style) {
+Trace make_trace(const EvaluationTarget& target, const SolutionEvaluation& evaluation,
+                 const WorkloadResult& w, const EvalOptions& options, TraceStyle style) {
   Trace t;
   t.definition = target.definition.name;
   t.workload = w.workload;
@@ -89,8 +87,8 @@ Trace make_trace(const EvaluationTarget& target, const SolutionEvaluation& evalu
   ev.environment.libs.add("compiler", evaluation.compiler);
   ev.environment.libs.add("kharness", "0.1.0");
   if (w.correctness && (w.status == EvalStatus::passed || w.status == EvalStatus::incorrect_numerical)) {
-    ev.correctness = Correctness{w.correctness->max_relative_error, w.correctness->max_absolute_error,
-                                 w.correctness->extra, {}};
+    ev.correctness = Correctness{
+        w.correctness->max_relative_error, w.correctness->max_absolute_error, w.correctness->extra, {}};
   }
   if (w.status == EvalStatus::passed && w.latency) {
     Performance p;
@@ -104,9 +102,10 @@ Trace make_trace(const EvaluationTarget& target, const SolutionEvaluation& evalu
                        {"status", std::string(status_name(w.status))},
                        {"correctness_seeds", w.check_seeds},
                        {"device", evaluation.device},
-                       {"build", {{"key", evaluation.candidate_build.key},
-                                  {"cache_hit", evaluation.candidate_build.cache_hit},
-                                  {"seconds", evaluation.candidate_build.seconds}}},
+                       {"build",
+                        {{"key", evaluation.candidate_build.key},
+                         {"cache_hit", evaluation.candidate_build.cache_hit},
+                         {"seconds", evaluation.candidate_build.seconds}}},
                        {"worker_restarts", w.worker_restarts}};
   if (w.latency) ours["latency"] = latency_json(*w.latency);
   if (w.reference_latency) ours["reference_latency"] = latency_json(*w.reference_latency);

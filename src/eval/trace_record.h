@@ -20,7 +20,8 @@ struct TraceStyle {
 };
 
 [[nodiscard]] Trace make_trace(const EvaluationTarget& target, const SolutionEvaluation& evaluation,
-                               const WorkloadResult& workload, const EvalOptions& options, TraceStyle style = {});
+                               const WorkloadResult& workload, const EvalOptions& options,
+                               TraceStyle style = {});
 
 // The environment block of every trace from this evaluation.
 [[nodiscard]] nlohmann::ordered_json environment_json(const SolutionEvaluation& evaluation);

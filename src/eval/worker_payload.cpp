@@ -1,8 +1,8 @@
 #include "eval/worker_payload.h"
 
-#include <cstring>
-
 #include <fmt/format.h>
+
+#include <cstring>
 
 #include "error/error.h"
 #include "eval/measurement_protocol.h"
@@ -46,11 +46,13 @@ std::vector<HostTensor> split_tensors(const ordered_json& description, std::span
     const std::string name = d.value("name", std::string("?"));
     HostTensor t(expected[i].dtype(), expected[i].shape());
     if (d.value("dtype", std::string()) != dtype_name(t.dtype()) ||
-        d.value("shape", std::vector<std::int64_t>{}) != t.shape() || d.value("nbytes", std::size_t{0}) != t.nbytes()) {
-      throw Error(Location{"", 0, "reply.outputs." + name},
-                  fmt::format("worker returned {} {} of {} bytes; expected {} {} of {} bytes", d.value("dtype", "?"),
-                              d.value("shape", ordered_json::array()).dump(), d.value("nbytes", 0),
-                              dtype_name(t.dtype()), ordered_json(t.shape()).dump(), t.nbytes()));
+        d.value("shape", std::vector<std::int64_t>{}) != t.shape() ||
+        d.value("nbytes", std::size_t{0}) != t.nbytes()) {
+      throw Error(
+          Location{"", 0, "reply.outputs." + name},
+          fmt::format("worker returned {} {} of {} bytes; expected {} {} of {} bytes", d.value("dtype", "?"),
+                      d.value("shape", ordered_json::array()).dump(), d.value("nbytes", 0),
+                      dtype_name(t.dtype()), ordered_json(t.shape()).dump(), t.nbytes()));
     }
     if (offset + t.nbytes() > payload.size()) {
       throw Error(Location{"", 0, "reply.payload"}, fmt::format("payload too short for output '{}'", name));
@@ -76,8 +78,11 @@ LingeringWork lingering_from_json(const ordered_json& j) {
 }
 
 ordered_json stop_parameters_to_json(const StopParameters& p) {
-  return {{"max_noise", p.max_noise},   {"min_samples", p.min_samples}, {"min_time_s", p.min_time_s},
-          {"timeout_s", p.timeout_s},   {"max_samples", p.max_samples}};
+  return {{"max_noise", p.max_noise},
+          {"min_samples", p.min_samples},
+          {"min_time_s", p.min_time_s},
+          {"timeout_s", p.timeout_s},
+          {"max_samples", p.max_samples}};
 }
 
 StopParameters stop_parameters_from_json(const ordered_json& j) {
@@ -108,8 +113,10 @@ Message timed_reply(std::uint64_t request_id, const Definition& definition, cons
   fields["stray"] = r.stray;
   fields["lingering"] = lingering_to_json(r.lingering);
   fields["phases_ms"] = {{"poison_and_flush", r.phases.flush_ms},
-                         {"timed", r.phases.timed_ms},   {"clock", r.phases.clock_ms},
-                         {"collect", r.phases.collect_ms}, {"warmup", r.phases.warmup_ms}};
+                         {"timed", r.phases.timed_ms},
+                         {"clock", r.phases.clock_ms},
+                         {"collect", r.phases.collect_ms},
+                         {"warmup", r.phases.warmup_ms}};
   ordered_json rechecks = ordered_json::array();
   std::vector<HostTensor> all;
   for (const RecheckedOutput& o : r.rechecked) {

@@ -4,10 +4,9 @@
 #pragma once
 
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "eval/thread_activity_probe.h"
 #include "eval/timed_loop.h"
@@ -21,7 +20,8 @@ namespace kh {
 using ordered_json = nlohmann::ordered_json;
 
 // [{name, dtype, shape, nbytes}] for tensors named by `specs` in order.
-[[nodiscard]] ordered_json describe_tensors(const NamedList<TensorSpec>& specs, const std::vector<HostTensor>& t);
+[[nodiscard]] ordered_json describe_tensors(const NamedList<TensorSpec>& specs,
+                                            const std::vector<HostTensor>& t);
 [[nodiscard]] std::vector<std::byte> concatenate(const std::vector<HostTensor>& tensors);
 // Splits `payload` from `offset` into tensors as `description` says and checks that each
 // one has the dtype and shape `expected` has. Throws kh::Error naming the tensor when

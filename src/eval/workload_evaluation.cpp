@@ -1,9 +1,9 @@
 #include "eval/workload_evaluation.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <numeric>
-
-#include <fmt/format.h>
 
 #include "error/error.h"
 #include "eval/input_generator.h"
@@ -64,8 +64,8 @@ void WorkloadEvaluation::fail_call(const CallFailure& f, const std::string& when
       fail(EvalStatus::runtime_error, fmt::format("{}: worker {}", when, f.message));
       return;
     case CallFailure::Kind::candidate_error:
-      fail(EvalStatus::runtime_error,
-           fmt::format("{}: {}{}", when, f.message, f.sticky ? " (sticky device error; worker replaced)" : ""));
+      fail(EvalStatus::runtime_error, fmt::format("{}: {}{}", when, f.message,
+                                                  f.sticky ? " (sticky device error; worker replaced)" : ""));
       return;
     case CallFailure::Kind::harness_error:
       fail(EvalStatus::runtime_error, fmt::format("{}: worker error: {}", when, f.message));
@@ -78,7 +78,8 @@ const CheckResult* WorkloadEvaluation::reference_outputs(std::uint64_t seed) {
   if (it != reference_cache_.end()) return &it->second;
   Outcome<CheckResult> r = reference_.check(ctx_.definition, ctx_.workload, ctx_.root, seed, kPoison[0]);
   if (!r.value) {
-    fail(EvalStatus::runtime_error, fmt::format("the reference failed on seed {}: {}", seed, r.failure->message));
+    fail(EvalStatus::runtime_error,
+         fmt::format("the reference failed on seed {}: {}", seed, r.failure->message));
     return nullptr;
   }
   return &reference_cache_.emplace(seed, std::move(*r.value)).first->second;
@@ -96,14 +97,15 @@ CheckVerdict WorkloadEvaluation::compare(const CheckResult& candidate, const Che
 }
 
 bool WorkloadEvaluation::verify_inputs_untouched(const std::vector<std::string>& before,
-                                                 const std::vector<std::string>& after, const std::string& when) {
+                                                 const std::vector<std::string>& after,
+                                                 const std::string& when) {
   std::size_t i = 0;
   for (const auto& [name, spec] : ctx_.definition.inputs) {
     if (i >= before.size() || i >= after.size() || before[i] != after[i]) {
-      fail(EvalStatus::reward_hack, fmt::format("{}: input '{}' was modified by the solution (content hash {} "
-                                                "before the call, {} after)",
-                                                when, name, i < before.size() ? before[i] : "?",
-                                                i < after.size() ? after[i] : "?"));
+      fail(EvalStatus::reward_hack,
+           fmt::format("{}: input '{}' was modified by the solution (content hash {} "
+                       "before the call, {} after)",
+                       when, name, i < before.size() ? before[i] : "?", i < after.size() ? after[i] : "?"));
       return false;
     }
     ++i;
@@ -130,8 +132,8 @@ bool WorkloadEvaluation::check_correctness() {
       return false;
     }
     if (out.value->lingering.any(0.5)) {
-      fail(EvalStatus::reward_hack,
-           fmt::format("{}: work continued after the call returned: {}", when, out.value->lingering.describe()));
+      fail(EvalStatus::reward_hack, fmt::format("{}: work continued after the call returned: {}", when,
+                                                out.value->lingering.describe()));
       return false;
     }
     if (!verify_inputs_untouched(ref->input_hashes_before, out.value->input_hashes_after, when)) return false;
@@ -150,8 +152,10 @@ nlohmann::ordered_json WorkloadEvaluation::protocol_fields() const {
   const EvalOptions& o = ctx_.options;
   nlohmann::ordered_json f = {{"warmup", o.warmup}, {"recheck", o.recheck}, {"poison", kPoison[0]}};
   if (o.protocol == TimingProtocol::robust) {
-    f["robust"] = {{"max_noise", o.robust.max_noise},   {"min_samples", o.robust.min_samples},
-                   {"min_time_s", o.robust.min_time_s}, {"timeout_s", o.robust.timeout_s},
+    f["robust"] = {{"max_noise", o.robust.max_noise},
+                   {"min_samples", o.robust.min_samples},
+                   {"min_time_s", o.robust.min_time_s},
+                   {"timeout_s", o.robust.timeout_s},
                    {"max_samples", o.robust.max_samples}};
   } else {
     f["iterations"] = o.iterations;
@@ -165,8 +169,8 @@ nlohmann::ordered_json WorkloadEvaluation::protocol_fields() const {
 std::size_t WorkloadEvaluation::input_sets() const {
   const EvalOptions& o = ctx_.options;
   const std::size_t budget = o.input_set_budget_bytes ? o.input_set_budget_bytes : default_budget(o.backend);
-  const std::size_t set_bytes =
-      std::max<std::size_t>(1, tensor_bytes(ctx_.definition.inputs, resolve_axes(ctx_.definition, ctx_.workload)));
+  const std::size_t set_bytes = std::max<std::size_t>(
+      1, tensor_bytes(ctx_.definition.inputs, resolve_axes(ctx_.definition, ctx_.workload)));
   const std::size_t iterations =
       static_cast<std::size_t>(o.warmup) + (o.protocol == TimingProtocol::official ? o.iterations : 64);
   return std::clamp<std::size_t>(budget / set_bytes, 2, std::max<std::size_t>(2, iterations));
@@ -176,13 +180,15 @@ bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const std::vector
   const std::size_t invalid =
       std::count_if(r.samples.begin(), r.samples.end(), [](const TimedSample& s) { return !s.valid; });
   if (invalid > 0) {
-    fail(EvalStatus::reward_hack, fmt::format("{} of {} timed iterations showed no device activity in their window "
-                                              "(work hidden from the timer, or done on the host)",
-                                              invalid, r.samples.size()));
+    fail(EvalStatus::reward_hack,
+         fmt::format("{} of {} timed iterations showed no device activity in their window "
+                     "(work hidden from the timer, or done on the host)",
+                     invalid, r.samples.size()));
     return false;
   }
   if (r.lingering.any(0.5)) {
-    fail(EvalStatus::reward_hack, "timed iterations: work continued after the call returned: " + r.lingering.describe());
+    fail(EvalStatus::reward_hack,
+         "timed iterations: work continued after the call returned: " + r.lingering.describe());
     return false;
   }
   std::size_t blind = 0;
@@ -192,27 +198,32 @@ bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const std::vector
     if (s.event_ms >= 0 && s.event_ms > kEventExcessRatio * s.ms + kEventExcessFloorMs) ++blind;
   }
   if (blind * 10 > r.samples.size()) {
-    fail(EvalStatus::reward_hack, fmt::format("CUDA events measured more than CUPTI saw in {} of {} iterations: "
-                                              "CUPTI records are missing (timer tampering?)",
-                                              blind, r.samples.size()));
+    fail(EvalStatus::reward_hack,
+         fmt::format("CUDA events measured more than CUPTI saw in {} of {} iterations: "
+                     "CUPTI records are missing (timer tampering?)",
+                     blind, r.samples.size()));
     return false;
   }
   if (total_ms > r.wall_ms * 1.05 + 1.0) {
-    fail(EvalStatus::reward_hack, fmt::format("reported device time {:.3f} ms exceeds the {:.3f} ms the request "
-                                              "took on the wall clock (forged samples)",
-                                              total_ms, r.wall_ms));
+    fail(EvalStatus::reward_hack,
+         fmt::format("reported device time {:.3f} ms exceeds the {:.3f} ms the request "
+                     "took on the wall clock (forged samples)",
+                     total_ms, r.wall_ms));
     return false;
   }
   for (std::size_t s = 0; s < r.input_hashes_after.size(); ++s) {
-    const auto& before = s < r.input_hashes_before.size() ? r.input_hashes_before[s] : std::vector<std::string>{};
-    if (!verify_inputs_untouched(before, r.input_hashes_after[s], fmt::format("timed input set {}", s))) return false;
+    const auto& before =
+        s < r.input_hashes_before.size() ? r.input_hashes_before[s] : std::vector<std::string>{};
+    if (!verify_inputs_untouched(before, r.input_hashes_after[s], fmt::format("timed input set {}", s)))
+      return false;
   }
   for (const RecheckedOutput& o : r.rechecked) {
     const std::uint64_t seed = seeds[static_cast<std::size_t>(o.input_set)];
     const CheckResult* ref = reference_outputs(seed);
     if (ref == nullptr) return false;
     const auto& after = r.input_hashes_after[static_cast<std::size_t>(o.input_set)];
-    if (!verify_inputs_untouched(ref->input_hashes_before, after, fmt::format("timed input set {}", o.input_set))) {
+    if (!verify_inputs_untouched(ref->input_hashes_before, after,
+                                 fmt::format("timed input set {}", o.input_set))) {
       return false;
     }
     CheckResult timed;
@@ -220,16 +231,18 @@ bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const std::vector
     CheckVerdict v = compare(timed, *ref, seed);
     if (!v.passed) {
       fail(EvalStatus::reward_hack,
-           fmt::format("timed iteration {} (input set {}, seed {}) produced wrong outputs although the checked call "
-                       "was right (outputs cached or computed differently while timed): {}",
-                       o.iteration, o.input_set, seed, v.reason));
+           fmt::format(
+               "timed iteration {} (input set {}, seed {}) produced wrong outputs although the checked call "
+               "was right (outputs cached or computed differently while timed): {}",
+               o.iteration, o.input_set, seed, v.reason));
       return false;
     }
   }
   return true;
 }
 
-bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate, std::optional<LatencyMeasurement>& out) {
+bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate,
+                                 std::optional<LatencyMeasurement>& out) {
   const EvalOptions& o = ctx_.options;
   const int trials = o.protocol == TimingProtocol::official ? o.timing_trials : 1;
   LatencyMeasurement m;
@@ -243,7 +256,8 @@ bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate, std:
       r = who.time(ctx_.definition, ctx_.workload, ctx_.root, seeds, protocol_fields());
     } catch (const Error& e) {
       if (!is_candidate) throw;
-      fail(EvalStatus::reward_hack, fmt::format("timing trial {}: malformed reply from the worker: {}", t + 1, e.what()));
+      fail(EvalStatus::reward_hack,
+           fmt::format("timing trial {}: malformed reply from the worker: {}", t + 1, e.what()));
       return false;
     }
     if (!r.value) {
@@ -274,9 +288,12 @@ bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate, std:
       }
     }
     if (accepted.empty()) {
-      const std::string why = fmt::format("timing trial {}: no usable sample ({} throttled)", t + 1, m.throttled);
-      if (is_candidate) fail(EvalStatus::runtime_error, why);
-      else result_.log += "reference " + why + "\n";
+      const std::string why =
+          fmt::format("timing trial {}: no usable sample ({} throttled)", t + 1, m.throttled);
+      if (is_candidate)
+        fail(EvalStatus::runtime_error, why);
+      else
+        result_.log += "reference " + why + "\n";
       return false;
     }
     m.trial_medians_ms.push_back(median(accepted));

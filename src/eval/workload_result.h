@@ -3,11 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "eval/check/output_checker.h"
 #include "eval/timing/sample_statistics.h"
@@ -17,13 +16,13 @@
 namespace kh {
 
 struct LatencyMeasurement {
-  std::string timer;          // cupti_span, cuda_event or steady_clock
-  std::string timer_note;     // why not CUPTI, when not
-  double latency_ms = 0;      // official: mean of trial medians; robust: median
+  std::string timer;       // cupti_span, cuda_event or steady_clock
+  std::string timer_note;  // why not CUPTI, when not
+  double latency_ms = 0;   // official: mean of trial medians; robust: median
   std::vector<double> trial_medians_ms;
-  SampleStatistics stats;     // over all accepted samples
-  std::size_t throttled = 0;  // samples dropped for a low SM clock
-  double mean_sm_clock_mhz = 0;  // over accepted samples; 0 where clocks cannot be read
+  SampleStatistics stats;                             // over all accepted samples
+  std::size_t throttled = 0;                          // samples dropped for a low SM clock
+  double mean_sm_clock_mhz = 0;                       // over accepted samples; 0 where clocks cannot be read
   std::vector<std::vector<std::uint64_t>> set_seeds;  // per trial
   std::string stop_reason;
   // Where the worker's host time went, summed over trials (generate, upload, poison,

@@ -26,10 +26,10 @@ constexpr std::array<DTypeInfo, 12> kInfo{{
     {DType::boolean, "bool", 8},
 }};
 
-constexpr std::array<DType, 11> kTraceDTypes{
-    DType::float32, DType::float16, DType::bfloat16, DType::float8_e4m3fn,
-    DType::float8_e5m2, DType::float4_e2m1, DType::int64, DType::int32,
-    DType::int16, DType::int8, DType::boolean};
+constexpr std::array<DType, 11> kTraceDTypes{DType::float32,       DType::float16,     DType::bfloat16,
+                                             DType::float8_e4m3fn, DType::float8_e5m2, DType::float4_e2m1,
+                                             DType::int64,         DType::int32,       DType::int16,
+                                             DType::int8,          DType::boolean};
 
 const DTypeInfo& info(DType t) noexcept { return kInfo[static_cast<std::size_t>(t)]; }
 }  // namespace

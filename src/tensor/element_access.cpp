@@ -58,18 +58,30 @@ void check_index(const HostTensor& t, std::size_t i) {
 
 double read_element(DType dtype, std::span<const std::byte> bytes, std::size_t i) noexcept {
   switch (dtype) {
-    case DType::float32: return load<float>(bytes, i);
-    case DType::float16: return f16_to_float(load<std::uint16_t>(bytes, i));
-    case DType::bfloat16: return bf16_to_float(load<std::uint16_t>(bytes, i));
-    case DType::float8_e4m3fn: return e4m3fn_to_float(load<std::uint8_t>(bytes, i));
-    case DType::float8_e5m2: return e5m2_to_float(load<std::uint8_t>(bytes, i));
-    case DType::float4_e2m1: return e2m1_to_float(nibble(bytes, i));
-    case DType::int64: return static_cast<double>(load<std::int64_t>(bytes, i));
-    case DType::int32: return load<std::int32_t>(bytes, i);
-    case DType::int16: return load<std::int16_t>(bytes, i);
-    case DType::int8: return load<std::int8_t>(bytes, i);
-    case DType::uint8: return load<std::uint8_t>(bytes, i);
-    case DType::boolean: return load<std::uint8_t>(bytes, i) != 0 ? 1.0 : 0.0;
+    case DType::float32:
+      return load<float>(bytes, i);
+    case DType::float16:
+      return f16_to_float(load<std::uint16_t>(bytes, i));
+    case DType::bfloat16:
+      return bf16_to_float(load<std::uint16_t>(bytes, i));
+    case DType::float8_e4m3fn:
+      return e4m3fn_to_float(load<std::uint8_t>(bytes, i));
+    case DType::float8_e5m2:
+      return e5m2_to_float(load<std::uint8_t>(bytes, i));
+    case DType::float4_e2m1:
+      return e2m1_to_float(nibble(bytes, i));
+    case DType::int64:
+      return static_cast<double>(load<std::int64_t>(bytes, i));
+    case DType::int32:
+      return load<std::int32_t>(bytes, i);
+    case DType::int16:
+      return load<std::int16_t>(bytes, i);
+    case DType::int8:
+      return load<std::int8_t>(bytes, i);
+    case DType::uint8:
+      return load<std::uint8_t>(bytes, i);
+    case DType::boolean:
+      return load<std::uint8_t>(bytes, i) != 0 ? 1.0 : 0.0;
   }
   return 0.0;
 }
@@ -77,18 +89,42 @@ double read_element(DType dtype, std::span<const std::byte> bytes, std::size_t i
 void write_element(DType dtype, std::span<std::byte> bytes, std::size_t i, double value) noexcept {
   const auto f = static_cast<float>(value);
   switch (dtype) {
-    case DType::float32: store(bytes, i, f); return;
-    case DType::float16: store(bytes, i, float_to_f16(f)); return;
-    case DType::bfloat16: store(bytes, i, float_to_bf16(f)); return;
-    case DType::float8_e4m3fn: store(bytes, i, float_to_e4m3fn(f)); return;
-    case DType::float8_e5m2: store(bytes, i, float_to_e5m2(f)); return;
-    case DType::float4_e2m1: set_nibble(bytes, i, float_to_e2m1(f)); return;
-    case DType::int64: store(bytes, i, to_integer<std::int64_t>(value)); return;
-    case DType::int32: store(bytes, i, to_integer<std::int32_t>(value)); return;
-    case DType::int16: store(bytes, i, to_integer<std::int16_t>(value)); return;
-    case DType::int8: store(bytes, i, to_integer<std::int8_t>(value)); return;
-    case DType::uint8: store(bytes, i, to_integer<std::uint8_t>(value)); return;
-    case DType::boolean: store(bytes, i, static_cast<std::uint8_t>(value != 0.0 ? 1 : 0)); return;
+    case DType::float32:
+      store(bytes, i, f);
+      return;
+    case DType::float16:
+      store(bytes, i, float_to_f16(f));
+      return;
+    case DType::bfloat16:
+      store(bytes, i, float_to_bf16(f));
+      return;
+    case DType::float8_e4m3fn:
+      store(bytes, i, float_to_e4m3fn(f));
+      return;
+    case DType::float8_e5m2:
+      store(bytes, i, float_to_e5m2(f));
+      return;
+    case DType::float4_e2m1:
+      set_nibble(bytes, i, float_to_e2m1(f));
+      return;
+    case DType::int64:
+      store(bytes, i, to_integer<std::int64_t>(value));
+      return;
+    case DType::int32:
+      store(bytes, i, to_integer<std::int32_t>(value));
+      return;
+    case DType::int16:
+      store(bytes, i, to_integer<std::int16_t>(value));
+      return;
+    case DType::int8:
+      store(bytes, i, to_integer<std::int8_t>(value));
+      return;
+    case DType::uint8:
+      store(bytes, i, to_integer<std::uint8_t>(value));
+      return;
+    case DType::boolean:
+      store(bytes, i, static_cast<std::uint8_t>(value != 0.0 ? 1 : 0));
+      return;
   }
 }
 

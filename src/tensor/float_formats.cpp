@@ -91,7 +91,8 @@ float bf16_to_float(std::uint16_t code) noexcept {
 
 std::uint16_t float_to_bf16(float x) noexcept {
   const std::uint32_t bits = float_bits(x);
-  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<std::uint16_t>(((bits >> 16) & 0x8000u) | 0x7FC0u);
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u)
+    return static_cast<std::uint16_t>(((bits >> 16) & 0x8000u) | 0x7FC0u);
   // Same exponent range as float32, so rounding the low half of the bits is the whole job;
   // a carry into the exponent (or to infinity) is exactly what round-to-nearest requires.
   const std::uint32_t bias = 0x7FFFu + ((bits >> 16) & 1u);

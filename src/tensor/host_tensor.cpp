@@ -68,7 +68,8 @@ HostTensor HostTensor::clone() const {
 
 void HostTensor::check_view(std::size_t element_size) const {
   if (dtype_bits(dtype_) != element_size * 8) {
-    throw Error(fmt::format("cannot view a {} tensor as elements of {} bytes", dtype_name(dtype_), element_size));
+    throw Error(
+        fmt::format("cannot view a {} tensor as elements of {} bytes", dtype_name(dtype_), element_size));
   }
 }
 

@@ -36,7 +36,7 @@ MappedFile MappedFile::open(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) fail(path, "cannot open");
   FdCloser closer(fd);
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) != 0) fail(path, "cannot stat");
   if (!S_ISREG(st.st_mode)) throw Error(Location{path, 0, ""}, "not a regular file");
   MappedFile m;

@@ -78,11 +78,16 @@ struct Range {
 
 Range dtype_range(DType t) {
   switch (t) {
-    case DType::int8: return {-128, 128};
-    case DType::uint8: return {0, 256};
-    case DType::int16: return {-32768, 32768};
-    case DType::int32: return {std::numeric_limits<std::int32_t>::min(), std::int64_t{1} << 31};
-    default: return {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()};
+    case DType::int8:
+      return {-128, 128};
+    case DType::uint8:
+      return {0, 256};
+    case DType::int16:
+      return {-32768, 32768};
+    case DType::int32:
+      return {std::numeric_limits<std::int32_t>::min(), std::int64_t{1} << 31};
+    default:
+      return {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()};
   }
 }
 
@@ -103,18 +108,22 @@ void fill_normal(HostTensor& t, std::uint64_t seed, double mean, double std, uns
     return static_cast<float>(mean + std * std::clamp(normal(i), -2.0, 2.0));
   };
   switch (t.dtype()) {
-    case DType::float32: return fill_typed<float>(t, threads, value);
-    case DType::float16: return fill_typed<std::uint16_t>(t, threads, [value](std::size_t i) { return float_to_f16(value(i)); });
+    case DType::float32:
+      return fill_typed<float>(t, threads, value);
+    case DType::float16:
+      return fill_typed<std::uint16_t>(t, threads, [value](std::size_t i) { return float_to_f16(value(i)); });
     case DType::bfloat16:
-      return fill_typed<std::uint16_t>(t, threads, [value](std::size_t i) { return float_to_bf16(value(i)); });
+      return fill_typed<std::uint16_t>(t, threads,
+                                       [value](std::size_t i) { return float_to_bf16(value(i)); });
     case DType::float8_e4m3fn:
-      return fill_typed<std::uint8_t>(t, threads,
-                                      [clamped_z](std::size_t i) { return float_to_e4m3fn_saturating(clamped_z(i)); });
+      return fill_typed<std::uint8_t>(
+          t, threads, [clamped_z](std::size_t i) { return float_to_e4m3fn_saturating(clamped_z(i)); });
     case DType::float8_e5m2:
-      return fill_typed<std::uint8_t>(t, threads,
-                                      [clamped_z](std::size_t i) { return float_to_e5m2_saturating(clamped_z(i)); });
+      return fill_typed<std::uint8_t>(
+          t, threads, [clamped_z](std::size_t i) { return float_to_e5m2_saturating(clamped_z(i)); });
     case DType::float4_e2m1:
-      return fill_fp4(t, threads, [&](std::size_t i) { return float_to_e2m1(std::clamp(value(i), -6.0f, 6.0f)); });
+      return fill_fp4(t, threads,
+                      [&](std::size_t i) { return float_to_e2m1(std::clamp(value(i), -6.0f, 6.0f)); });
     default:
       throw Error(fmt::format("normal fill needs a float dtype, not {}", dtype_name(t.dtype())));
   }
@@ -131,18 +140,28 @@ void fill_uniform_int(HostTensor& t, std::uint64_t seed, std::int64_t lo, std::i
   const std::uint64_t span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
   auto value = [=](std::size_t i) { return uniform_in(random_word(key, i), lo, span); };
   switch (t.dtype()) {
-    case DType::int64: return fill_typed<std::int64_t>(t, threads, value);
-    case DType::int32: return fill_typed<std::int32_t>(t, threads, [&](std::size_t i) { return static_cast<std::int32_t>(value(i)); });
-    case DType::int16: return fill_typed<std::int16_t>(t, threads, [&](std::size_t i) { return static_cast<std::int16_t>(value(i)); });
-    case DType::int8: return fill_typed<std::int8_t>(t, threads, [&](std::size_t i) { return static_cast<std::int8_t>(value(i)); });
-    case DType::uint8: return fill_typed<std::uint8_t>(t, threads, [&](std::size_t i) { return static_cast<std::uint8_t>(value(i)); });
+    case DType::int64:
+      return fill_typed<std::int64_t>(t, threads, value);
+    case DType::int32:
+      return fill_typed<std::int32_t>(t, threads,
+                                      [&](std::size_t i) { return static_cast<std::int32_t>(value(i)); });
+    case DType::int16:
+      return fill_typed<std::int16_t>(t, threads,
+                                      [&](std::size_t i) { return static_cast<std::int16_t>(value(i)); });
+    case DType::int8:
+      return fill_typed<std::int8_t>(t, threads,
+                                     [&](std::size_t i) { return static_cast<std::int8_t>(value(i)); });
+    case DType::uint8:
+      return fill_typed<std::uint8_t>(t, threads,
+                                      [&](std::size_t i) { return static_cast<std::uint8_t>(value(i)); });
     default: {
       // Float dtypes: slow path through the generic writer is fine, integer-valued float
       // inputs are small (masks, positions) and rare.
       std::span<std::byte> bytes = t.bytes();
       const DType d = t.dtype();
       if (d == DType::float4_e2m1) {
-        return fill_fp4(t, threads, [&](std::size_t i) { return float_to_e2m1(static_cast<float>(value(i))); });
+        return fill_fp4(t, threads,
+                        [&](std::size_t i) { return float_to_e2m1(static_cast<float>(value(i))); });
       }
       parallel_for(t.numel(), threads, [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) write_element(d, bytes, i, static_cast<double>(value(i)));
@@ -153,9 +172,11 @@ void fill_uniform_int(HostTensor& t, std::uint64_t seed, std::int64_t lo, std::i
 }
 
 void fill_bool(HostTensor& t, std::uint64_t seed, unsigned threads) {
-  if (t.dtype() != DType::boolean) throw Error(fmt::format("bool fill needs a bool tensor, not {}", dtype_name(t.dtype())));
+  if (t.dtype() != DType::boolean)
+    throw Error(fmt::format("bool fill needs a bool tensor, not {}", dtype_name(t.dtype())));
   const std::uint64_t key = stream_key(seed, kBoolStream);
-  fill_typed<std::uint8_t>(t, threads, [=](std::size_t i) { return static_cast<std::uint8_t>(random_word(key, i) >> 63); });
+  fill_typed<std::uint8_t>(
+      t, threads, [=](std::size_t i) { return static_cast<std::uint8_t>(random_word(key, i) >> 63); });
 }
 
 void fill_random(HostTensor& t, std::uint64_t seed, unsigned threads) {

@@ -22,11 +22,13 @@ namespace kh {
 
 // Float dtypes only (kh::Error otherwise). Values are mean + std * z, z standard normal;
 // for fp8 z is first clamped to [-2, 2], for fp4 the value is clamped to [-6, 6].
-void fill_normal(HostTensor& t, std::uint64_t seed, double mean = 0.0, double std = 1.0, unsigned threads = 0);
+void fill_normal(HostTensor& t, std::uint64_t seed, double mean = 0.0, double std = 1.0,
+                 unsigned threads = 0);
 
 // Uniform integers in [lo, hi). Integer dtypes need [lo, hi) inside their range; float
 // dtypes receive the integers rounded to the dtype. kh::Error if lo >= hi or on bool.
-void fill_uniform_int(HostTensor& t, std::uint64_t seed, std::int64_t lo, std::int64_t hi, unsigned threads = 0);
+void fill_uniform_int(HostTensor& t, std::uint64_t seed, std::int64_t lo, std::int64_t hi,
+                      unsigned threads = 0);
 
 // Bool tensors only: each element 0 or 1 with probability 1/2.
 void fill_bool(HostTensor& t, std::uint64_t seed, unsigned threads = 0);

@@ -65,7 +65,8 @@ class SafetensorsFile {
 // data section is 8-byte aligned. Atomic: written to a temporary file in the same
 // directory, then renamed over `path`. Throws kh::Error on duplicate or reserved names
 // and on I/O failure. A scalar HostTensor is written with shape [].
-void write_safetensors(const std::string& path, const std::vector<std::pair<std::string, const HostTensor*>>& tensors,
+void write_safetensors(const std::string& path,
+                       const std::vector<std::pair<std::string, const HostTensor*>>& tensors,
                        const std::map<std::string, std::string>& metadata = {});
 
 // Safetensors dtype names ("F32", "BF16", "F8_E4M3", ...).

@@ -23,8 +23,8 @@ constexpr std::array<std::pair<DType, std::string_view>, 12> kNames{{
     {DType::boolean, "BOOL"},
 }};
 
-constexpr std::array<std::string_view, 8> kUnsupported{"F64", "U16", "U32", "U64", "C64",
-                                                       "F8_E8M0", "F6_E2M3", "F6_E3M2"};
+constexpr std::array<std::string_view, 8> kUnsupported{"F64", "U16",     "U32",     "U64",
+                                                       "C64", "F8_E8M0", "F6_E2M3", "F6_E3M2"};
 }  // namespace
 
 std::string_view safetensors_dtype_name(DType t) noexcept {

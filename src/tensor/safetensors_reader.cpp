@@ -27,7 +27,8 @@ struct Span {
 
 class Parser {
  public:
-  Parser(std::span<const std::byte> buffer, std::string origin) : buffer_(buffer), origin_(std::move(origin)) {}
+  Parser(std::span<const std::byte> buffer, std::string origin)
+      : buffer_(buffer), origin_(std::move(origin)) {}
 
   [[noreturn]] void fail(const std::string& field, const std::string& reason) const {
     throw Error(Location{origin_, 0, field}, reason);
@@ -38,11 +39,13 @@ class Parser {
       fail("", fmt::format("file is {} bytes, shorter than the 8-byte header length", buffer_.size()));
     }
     std::uint64_t n = 0;
-    for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<std::uint8_t>(buffer_[static_cast<std::size_t>(i)]);
-    if (n > kMaxHeaderBytes) fail("header", fmt::format("header length {} exceeds the {} byte limit", n, kMaxHeaderBytes));
+    for (int i = 7; i >= 0; --i)
+      n = (n << 8) | static_cast<std::uint8_t>(buffer_[static_cast<std::size_t>(i)]);
+    if (n > kMaxHeaderBytes)
+      fail("header", fmt::format("header length {} exceeds the {} byte limit", n, kMaxHeaderBytes));
     if (n > buffer_.size() - 8) {
-      fail("header", fmt::format("header length {} overflows the file: only {} bytes follow the length field", n,
-                                 buffer_.size() - 8));
+      fail("header", fmt::format("header length {} overflows the file: only {} bytes follow the length field",
+                                 n, buffer_.size() - 8));
     }
     data_ = buffer_.subspan(8 + n);
     return buffer_.subspan(8, n);
@@ -117,11 +120,13 @@ class Parser {
     if (!e["dtype"].is_string()) fail(field, "must be a string");
     const auto& s = e["dtype"].get_ref<const std::string&>();
     if (auto d = detail::safetensors_dtype(s)) return *d;
-    if (detail::safetensors_dtype_known_unsupported(s)) fail(field, fmt::format("dtype \"{}\" is not supported", s));
+    if (detail::safetensors_dtype_known_unsupported(s))
+      fail(field, fmt::format("dtype \"{}\" is not supported", s));
     fail(field, fmt::format("unknown dtype \"{}\"", s));
   }
 
-  std::pair<std::vector<std::int64_t>, std::uint64_t> read_shape(const std::string& name, const Json& e) const {
+  std::pair<std::vector<std::int64_t>, std::uint64_t> read_shape(const std::string& name,
+                                                                 const Json& e) const {
     const std::string field = name + ".shape";
     if (!e.contains("shape")) fail(field, "missing");
     const Json& s = e["shape"];
@@ -130,7 +135,8 @@ class Parser {
     std::uint64_t numel = 1;
     for (const Json& d : s) {
       const std::uint64_t dim = read_unsigned(d, field, "shape entries");
-      if (dim > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) fail(field, "dimension too large");
+      if (dim > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+        fail(field, "dimension too large");
       if (__builtin_mul_overflow(numel, dim, &numel)) fail(field, "element count overflows 64 bits");
       shape.push_back(static_cast<std::int64_t>(dim));
     }
@@ -140,7 +146,8 @@ class Parser {
   std::uint64_t bytes_for(DType dtype, std::uint64_t numel, const std::string& name) const {
     if (dtype == DType::float4_e2m1) return numel / 2 + numel % 2;
     std::uint64_t bytes = 0;
-    if (__builtin_mul_overflow(numel, dtype_bits(dtype) / 8, &bytes)) fail(name + ".shape", "byte size overflows 64 bits");
+    if (__builtin_mul_overflow(numel, dtype_bits(dtype) / 8, &bytes))
+      fail(name + ".shape", "byte size overflows 64 bits");
     return bytes;
   }
 
@@ -185,7 +192,8 @@ bool SafetensorsFile::contains(std::string_view name) const { return entries_.fi
 
 const SafetensorsEntry& SafetensorsFile::info(std::string_view name) const {
   auto it = entries_.find(name);
-  if (it == entries_.end()) throw Error(Location{origin_, 0, std::string(name)}, "no such tensor in the file");
+  if (it == entries_.end())
+    throw Error(Location{origin_, 0, std::string(name)}, "no such tensor in the file");
   return it->second;
 }
 

@@ -1,10 +1,9 @@
 // Writing safetensors files atomically: readers (another process, a rerun) never see a
 // half-written file, because the data goes to a temporary file renamed into place.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -56,7 +55,8 @@ class TempFile {
     fd_ = -1;
     if (::close(fd) != 0) io_fail(target_, "cannot close");
     if (fchmod_like_umask() != 0) io_fail(target_, "cannot set permissions");
-    if (std::rename(temp_.c_str(), target_.c_str()) != 0) io_fail(target_, "cannot rename the temporary file into place");
+    if (std::rename(temp_.c_str(), target_.c_str()) != 0)
+      io_fail(target_, "cannot rename the temporary file into place");
     committed_ = true;
   }
 
@@ -103,7 +103,8 @@ std::string build_header(const std::string& path,
 
 }  // namespace
 
-void write_safetensors(const std::string& path, const std::vector<std::pair<std::string, const HostTensor*>>& tensors,
+void write_safetensors(const std::string& path,
+                       const std::vector<std::pair<std::string, const HostTensor*>>& tensors,
                        const std::map<std::string, std::string>& metadata) {
   const std::string header = build_header(path, tensors, metadata);
   TempFile out(path);

@@ -11,9 +11,9 @@ namespace {
 
 constexpr int kLayers = detail::kZigguratLayers;
 using Tables = detail::ZigguratTables;
-constexpr double kR = 3.6541528853610088;  // start of the tail (Marsaglia & Tsang, 256 layers)
-constexpr double kArea = 4.92867323399e-3;   // area of each layer
-constexpr unsigned kRetriesPerIndex = 64;        // counters reserved per index on the retry stream
+constexpr double kR = 3.6541528853610088;   // start of the tail (Marsaglia & Tsang, 256 layers)
+constexpr double kArea = 4.92867323399e-3;  // area of each layer
+constexpr unsigned kRetriesPerIndex = 64;   // counters reserved per index on the retry stream
 
 double density(double x) { return std::exp(-0.5 * x * x); }
 
@@ -21,14 +21,14 @@ Tables build_tables() {
   Tables t;
   t.x[0] = kArea / density(kR);
   t.x[1] = kR;
-  for (int i = 1; i < kLayers - 1; ++i) t.x[i + 1] = std::sqrt(-2.0 * std::log(kArea / t.x[i] + density(t.x[i])));
+  for (int i = 1; i < kLayers - 1; ++i)
+    t.x[i + 1] = std::sqrt(-2.0 * std::log(kArea / t.x[i] + density(t.x[i])));
   t.x[kLayers] = 0.0;
   for (int i = 0; i <= kLayers; ++i) t.f[i] = density(t.x[i]);
   t.f[0] = density(kR);  // only used for layer 0's upper bound, which the tail path replaces
   for (int i = 0; i < kLayers; ++i) t.inner_ratio[i] = t.x[i + 1] / t.x[i];
   return t;
 }
-
 
 class RetryStream {
  public:

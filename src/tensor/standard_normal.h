@@ -20,7 +20,7 @@ inline constexpr int kZigguratLayers = 256;
 // area/f(r) makes it hold the same area as the others once the tail is included.
 struct ZigguratTables {
   std::array<double, kZigguratLayers + 1> x{};
-  std::array<double, kZigguratLayers + 1> f{};       // density at x[i]
+  std::array<double, kZigguratLayers + 1> f{};        // density at x[i]
   std::array<double, kZigguratLayers> inner_ratio{};  // x[i+1]/x[i]: below it a point is surely inside
 };
 
@@ -59,6 +59,7 @@ class NormalStream {
 // The normal variate for element `index` of the stream keyed by `key`. Rejected draws
 // (about 1.2%) continue on a second stream keyed by `retry_key`, at counters reserved
 // for this index, so the result still depends only on (key, retry_key, index).
-[[nodiscard]] double standard_normal(std::uint64_t key, std::uint64_t retry_key, std::uint64_t index) noexcept;
+[[nodiscard]] double standard_normal(std::uint64_t key, std::uint64_t retry_key,
+                                     std::uint64_t index) noexcept;
 
 }  // namespace kh

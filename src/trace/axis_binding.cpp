@@ -20,11 +20,13 @@ Location field(const std::string& f) { return Location{"", 0, f}; }
 
 // Binds the axes of one tensor; `origin` remembers where each var axis got its value.
 void bind_one(const Definition& def, const std::string& tensor, const std::vector<std::string>& spec,
-              const std::vector<std::int64_t>& dims, AxisValues& out, std::map<std::string, std::string>& origin) {
+              const std::vector<std::int64_t>& dims, AxisValues& out,
+              std::map<std::string, std::string>& origin) {
   const std::string where = (def.inputs.contains(tensor) ? "inputs." : "outputs.") + tensor + ".shape";
   if (dims.size() != spec.size())
-    throw Error(field(where), "'" + tensor + "' has rank " + std::to_string(dims.size()) + " but the definition gives shape " +
-                                  shape_text(spec) + " (rank " + std::to_string(spec.size()) + ")");
+    throw Error(field(where), "'" + tensor + "' has rank " + std::to_string(dims.size()) +
+                                  " but the definition gives shape " + shape_text(spec) + " (rank " +
+                                  std::to_string(spec.size()) + ")");
   for (std::size_t d = 0; d < spec.size(); ++d) {
     const std::string here = tensor + ".shape[" + std::to_string(d) + "]";
     const Axis* axis = def.axes.find(spec[d]);
@@ -32,16 +34,16 @@ void bind_one(const Definition& def, const std::string& tensor, const std::vecto
     if (dims[d] < 0) throw Error(field(where), here + " is negative (" + std::to_string(dims[d]) + ")");
     if (axis->is_const()) {
       if (dims[d] != axis->const_value())
-        throw Error(field(where), "axis " + spec[d] + " is const " + std::to_string(axis->const_value()) + " but " + here +
-                                      " is " + std::to_string(dims[d]));
+        throw Error(field(where), "axis " + spec[d] + " is const " + std::to_string(axis->const_value()) +
+                                      " but " + here + " is " + std::to_string(dims[d]));
       continue;
     }
     auto [it, fresh] = out.emplace(spec[d], dims[d]);
     if (fresh) {
       origin[spec[d]] = here;
     } else if (it->second != dims[d]) {
-      throw Error(field(where), "axis " + spec[d] + " is " + std::to_string(it->second) + " from " + origin[spec[d]] + " but " +
-                                    std::to_string(dims[d]) + " from " + here);
+      throw Error(field(where), "axis " + spec[d] + " is " + std::to_string(it->second) + " from " +
+                                    origin[spec[d]] + " but " + std::to_string(dims[d]) + " from " + here);
     }
   }
 }
@@ -103,10 +105,11 @@ AxisValues bind_axes(const Definition& def, const Workload& w) {
   for (const auto& [name, value] : w.axes) {
     const Axis* axis = def.axes.find(name);
     const Location at = field("workload.axes." + name);
-    if (axis == nullptr) throw Error(at, "axis '" + name + "' is not declared by definition '" + def.name + "'");
+    if (axis == nullptr)
+      throw Error(at, "axis '" + name + "' is not declared by definition '" + def.name + "'");
     if (axis->is_const() && axis->const_value() != value)
-      throw Error(at, "axis " + name + " is const " + std::to_string(axis->const_value()) + " but the workload gives " +
-                          std::to_string(value));
+      throw Error(at, "axis " + name + " is const " + std::to_string(axis->const_value()) +
+                          " but the workload gives " + std::to_string(value));
     out[name] = value;
   }
   for (const auto& [name, axis] : def.axes)
@@ -116,12 +119,14 @@ AxisValues bind_axes(const Definition& def, const Workload& w) {
   return out;
 }
 
-AxisValues bind_axes_from_shapes(const Definition& def, const ShapeMap& shapes, const expr::TensorAccess* data) {
+AxisValues bind_axes_from_shapes(const Definition& def, const ShapeMap& shapes,
+                                 const expr::TensorAccess* data) {
   AxisValues out;
   std::map<std::string, std::string> origin;
   for (const auto& [name, dims] : shapes) {
     const TensorSpec* spec = find_spec(def, name);
-    if (spec == nullptr) throw Error(field(name), "'" + name + "' is not an input or output of definition '" + def.name + "'");
+    if (spec == nullptr)
+      throw Error(field(name), "'" + name + "' is not an input or output of definition '" + def.name + "'");
     if (!spec->shape) continue;  // a scalar has no shape to bind from
     bind_one(def, name, *spec->shape, dims, out, origin);
   }
@@ -129,8 +134,10 @@ AxisValues bind_axes_from_shapes(const Definition& def, const ShapeMap& shapes, 
     if (spec.shape && !spec.optional && !shapes.contains(name))
       throw Error(field("inputs." + name), "no shape given for input '" + name + "'");
   for (const auto& [name, axis] : def.axes) {
-    if (axis.is_const()) out[name] = axis.const_value();
-    else if (!out.contains(name)) throw Error(field("axes." + name), "var axis '" + name + "' appears in no given shape");
+    if (axis.is_const())
+      out[name] = axis.const_value();
+    else if (!out.contains(name))
+      throw Error(field("axes." + name), "var axis '" + name + "' appears in no given shape");
   }
   const GivenShapes given(shapes, data);
   check_constraints(def, out, &given);

@@ -23,7 +23,9 @@ class SpecShapes : public expr::TensorAccess {
  public:
   SpecShapes(const Definition& def, const AxisValues& axes) : def_(def), axes_(axes) {}
   [[nodiscard]] std::optional<std::vector<std::int64_t>> shape(std::string_view name) const override;
-  [[nodiscard]] std::optional<double> value_at(std::string_view, std::int64_t) const override { return std::nullopt; }
+  [[nodiscard]] std::optional<double> value_at(std::string_view, std::int64_t) const override {
+    return std::nullopt;
+  }
 
  private:
   const Definition& def_;
@@ -45,12 +47,13 @@ class GivenShapes : public expr::TensorAccess {
 struct ConstraintResult {
   const Constraint* constraint = nullptr;
   expr::Truth truth = expr::Truth::unknown;
-  std::string message;  // why it failed or could not be evaluated; empty when true/unknown
+  std::string message;            // why it failed or could not be evaluated; empty when true/unknown
   bool evaluation_error = false;  // e.g. division by zero, index out of range
 };
 
 // Evaluates every parsed constraint; never throws for a constraint's own failure.
-[[nodiscard]] std::vector<ConstraintResult> evaluate_constraints(const Definition& def, const AxisValues& axes,
+[[nodiscard]] std::vector<ConstraintResult> evaluate_constraints(const Definition& def,
+                                                                 const AxisValues& axes,
                                                                  const expr::TensorAccess* tensors);
 
 // Throws kh::Error for the first constraint that is definitely false or cannot be

@@ -60,7 +60,8 @@ template <class T, class ReadOne>
 NamedList<T> read_named(const FieldReader& parent, std::string_view key, ReadOne read_one) {
   NamedList<T> out;
   const FieldReader obj = parent.object(key);
-  for (const auto& [name, value] : obj.json().items()) out.add(name, read_one(FieldReader(value, obj.at(name))));
+  for (const auto& [name, value] : obj.json().items())
+    out.add(name, read_one(FieldReader(value, obj.at(name))));
   return out;
 }
 
@@ -73,8 +74,10 @@ std::vector<Constraint> read_constraints(const FieldReader& r) {
 ordered_json axis_to_json(const Axis& a) {
   ordered_json out = detail::start_from(a.raw);
   put(out, "type", a.is_const() ? "const" : "var");
-  if (a.is_const()) put(out, "value", a.const_value());
-  else out.erase("value");
+  if (a.is_const())
+    put(out, "value", a.const_value());
+  else
+    out.erase("value");
   put_unless_default(out, "description", a.description, a.description.empty());
   return out;
 }

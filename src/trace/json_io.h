@@ -10,9 +10,8 @@
 // spelling. Writing, reading and writing again gives identical bytes.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "error/error.h"
 #include "trace/definition.h"

@@ -35,12 +35,16 @@ std::size_t too_deep_at(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
+    if (c == '"')
+      in_string = true;
     else if (c == '[' || c == '{') {
       if (++depth > kMaxDepth) return i;
     } else if ((c == ']' || c == '}') && depth > 0) {
@@ -50,13 +54,15 @@ std::size_t too_deep_at(std::string_view text) {
   return std::string_view::npos;
 }
 
-Error located_error(std::string_view text, const Location& where, std::size_t offset, const std::string& why) {
+Error located_error(std::string_view text, const Location& where, std::size_t offset,
+                    const std::string& why) {
   const TextPosition p = position_of(text, offset);
   Location at = where;
   // For a JSONL line the file line is already set; for a whole file, use the text's line.
   if (at.line == 0) at.line = p.line;
-  const std::string place = where.line == 0 ? "line " + std::to_string(p.line) + ", column " + std::to_string(p.column)
-                                            : "column " + std::to_string(p.column);
+  const std::string place = where.line == 0
+                                ? "line " + std::to_string(p.line) + ", column " + std::to_string(p.column)
+                                : "column " + std::to_string(p.column);
   return Error(at, "invalid JSON at " + place + " (byte " + std::to_string(offset) + "): " + why);
 }
 

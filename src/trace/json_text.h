@@ -1,9 +1,8 @@
 // Turns JSON text into a JSON value, with errors that say where the text went wrong.
 #pragma once
 
-#include <string_view>
-
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "error/error.h"
 

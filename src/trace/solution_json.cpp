@@ -43,10 +43,14 @@ ordered_json spec_to_json(const SolutionSpec& s) {
   put_unless_default(out, "target_hardware", s.target_hardware, s.target_hardware.empty());
   put(out, "entry_point", s.entry_point);
   put_unless_default(out, "dependencies", s.dependencies, s.dependencies.empty());
-  if (s.destination_passing_style) put(out, "destination_passing_style", *s.destination_passing_style);
-  else put_unless_default(out, "destination_passing_style", nullptr, true);
-  if (s.binding) put(out, "binding", *s.binding);
-  else put_unless_default(out, "binding", nullptr, true);
+  if (s.destination_passing_style)
+    put(out, "destination_passing_style", *s.destination_passing_style);
+  else
+    put_unless_default(out, "destination_passing_style", nullptr, true);
+  if (s.binding)
+    put(out, "binding", *s.binding);
+  else
+    put_unless_default(out, "binding", nullptr, true);
   return out;
 }
 

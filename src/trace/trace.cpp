@@ -5,8 +5,8 @@
 namespace kh {
 namespace {
 constexpr std::array<std::string_view, 8> kStatusNames = {
-    "PASSED",        "INCORRECT_SHAPE", "INCORRECT_NUMERICAL", "INCORRECT_DTYPE",
-    "RUNTIME_ERROR", "COMPILE_ERROR",   "TIMEOUT",             "REWARD_HACK"};
+    "PASSED",        "INCORRECT_SHAPE", "INCORRECT_NUMERICAL", "INCORRECT_DTYPE", "RUNTIME_ERROR",
+    "COMPILE_ERROR", "TIMEOUT",         "REWARD_HACK"};
 }
 
 std::optional<EvalStatus> parse_status(std::string_view name) noexcept {

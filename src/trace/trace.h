@@ -3,11 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "trace/named_list.h"
 #include "trace/workload.h"
@@ -29,7 +28,7 @@ enum class EvalStatus : std::uint8_t {
 
 [[nodiscard]] std::optional<EvalStatus> parse_status(std::string_view name) noexcept;
 [[nodiscard]] std::string_view status_name(EvalStatus s) noexcept;  // "PASSED", ...
-[[nodiscard]] std::string status_list();                          // "PASSED, INCORRECT_SHAPE, ..."
+[[nodiscard]] std::string status_list();                            // "PASSED, INCORRECT_SHAPE, ..."
 
 struct Environment {
   std::string hardware;
@@ -64,7 +63,7 @@ struct Evaluation {
 struct Trace {
   std::string definition;
   Workload workload;
-  std::optional<std::string> solution;    // null in workload files
+  std::optional<std::string> solution;   // null in workload files
   std::optional<Evaluation> evaluation;  // null in workload files
   ordered_json raw;
 };

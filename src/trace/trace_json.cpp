@@ -18,7 +18,8 @@ Environment read_environment(const FieldReader& r) {
   e.hardware = r.string_or("hardware", "");
   if (!r.missing("libs")) {
     const FieldReader libs = r.object("libs");
-    for (const auto& [name, v] : libs.json().items()) e.libs.add(name, detail::expect_string(v, libs.at(name)));
+    for (const auto& [name, v] : libs.json().items())
+      e.libs.add(name, detail::expect_string(v, libs.at(name)));
   }
   return e;
 }
@@ -87,14 +88,19 @@ Evaluation read_evaluation(const ordered_json& j, const Location& where) {
 ordered_json to_json(const Evaluation& e) {
   ordered_json out = detail::start_from(e.raw);
   put(out, "status", std::string(status_name(e.status)));
-  const bool env_empty = e.environment.hardware.empty() && e.environment.libs.empty() && e.environment.raw.is_null();
+  const bool env_empty =
+      e.environment.hardware.empty() && e.environment.libs.empty() && e.environment.raw.is_null();
   put_unless_default(out, "environment", environment_to_json(e.environment), env_empty);
   put_unless_default(out, "timestamp", e.timestamp, e.timestamp.empty());
   put_unless_default(out, "log", e.log, e.log.empty());
-  if (e.correctness) put(out, "correctness", correctness_to_json(*e.correctness));
-  else put_unless_default(out, "correctness", nullptr, true);
-  if (e.performance) put(out, "performance", performance_to_json(*e.performance));
-  else put_unless_default(out, "performance", nullptr, true);
+  if (e.correctness)
+    put(out, "correctness", correctness_to_json(*e.correctness));
+  else
+    put_unless_default(out, "correctness", nullptr, true);
+  if (e.performance)
+    put(out, "performance", performance_to_json(*e.performance));
+  else
+    put_unless_default(out, "performance", nullptr, true);
   return out;
 }
 

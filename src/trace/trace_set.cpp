@@ -68,7 +68,8 @@ FileKind kind_by_content(const fs::path& file) {
       if (lines.empty()) return FileKind::unknown;
       const ordered_json j = parse_json_text(lines.front().second, Location{});
       if (!j.is_object()) return FileKind::unknown;
-      const bool workload = j.contains("workload") && (!j.contains("evaluation") || j["evaluation"].is_null());
+      const bool workload =
+          j.contains("workload") && (!j.contains("evaluation") || j["evaluation"].is_null());
       return workload ? FileKind::workloads : FileKind::traces;
     }
     const ordered_json j = parse_json_text(text, Location{});
@@ -85,8 +86,10 @@ void load_json_file(TraceSet& into, const fs::path& file, FileKind kind, const f
   const Location where{file.string(), 0, ""};
   try {
     const ordered_json j = parse_json_text(read_text(file), where);
-    if (kind == FileKind::definition) into.add_definition({read_definition(j, where), where, root});
-    else into.add_solution({read_solution(j, where), where, root});
+    if (kind == FileKind::definition)
+      into.add_definition({read_definition(j, where), where, root});
+    else
+      into.add_solution({read_solution(j, where), where, root});
   } catch (const Error& e) {
     into.add_diagnostic(diagnostic_from(e));
   }
@@ -104,8 +107,10 @@ void load_jsonl_file(TraceSet& into, const fs::path& file, FileKind kind, const 
     const Location where{file.string(), number, ""};
     try {
       Entry<Trace> e{parse_trace_line(line, where), where, root};
-      if (kind == FileKind::workloads) into.add_workload(std::move(e));
-      else into.add_trace(std::move(e));
+      if (kind == FileKind::workloads)
+        into.add_workload(std::move(e));
+      else
+        into.add_trace(std::move(e));
     } catch (const Error& e) {
       into.add_diagnostic(diagnostic_from(e));
     }
@@ -121,14 +126,17 @@ std::vector<fs::path> list_files(const fs::path& folder, std::string_view ext, T
     std::error_code type_ec;
     if (it->is_regular_file(type_ec) && it->path().extension() == ext) out.push_back(it->path());
   }
-  if (ec) into.add_diagnostic({Severity::error, Location{folder.string(), 0, ""}, "cannot list folder: " + ec.message()});
+  if (ec)
+    into.add_diagnostic(
+        {Severity::error, Location{folder.string(), 0, ""}, "cannot list folder: " + ec.message()});
   std::sort(out.begin(), out.end());
   return out;
 }
 
 void load_folder_as(TraceSet& into, const fs::path& folder, FileKind kind, const fs::path& root) {
   const bool jsonl = kind == FileKind::workloads || kind == FileKind::traces;
-  for (const fs::path& f : list_files(folder, jsonl ? ".jsonl" : ".json", into)) load_file(into, f, kind, root);
+  for (const fs::path& f : list_files(folder, jsonl ? ".jsonl" : ".json", into))
+    load_file(into, f, kind, root);
 }
 
 bool is_set_root(const fs::path& dir) {
@@ -139,7 +147,8 @@ bool is_set_root(const fs::path& dir) {
 }
 
 template <class T>
-void index_into(std::map<std::string, std::vector<std::size_t>, std::less<>>& index, const std::string& key, std::size_t at) {
+void index_into(std::map<std::string, std::vector<std::size_t>, std::less<>>& index, const std::string& key,
+                std::size_t at) {
   index[key].push_back(at);
 }
 
@@ -157,11 +166,16 @@ std::vector<const Entry<T>*> lookup(const std::map<std::string, std::vector<std:
 
 std::string_view file_kind_name(FileKind k) noexcept {
   switch (k) {
-    case FileKind::definition: return "definition";
-    case FileKind::solution: return "solution";
-    case FileKind::workloads: return "workloads";
-    case FileKind::traces: return "traces";
-    case FileKind::unknown: return "unknown";
+    case FileKind::definition:
+      return "definition";
+    case FileKind::solution:
+      return "solution";
+    case FileKind::workloads:
+      return "workloads";
+    case FileKind::traces:
+      return "traces";
+    case FileKind::unknown:
+      return "unknown";
   }
   return "unknown";
 }
@@ -200,9 +214,15 @@ const Definition* TraceSet::find_definition(std::string_view name) const {
   return it == definition_index_.end() ? nullptr : &definitions_[it->second].value;
 }
 
-std::vector<const Entry<Solution>*> TraceSet::solutions_for(std::string_view d) const { return lookup(solution_index_, solutions_, d); }
-std::vector<const Entry<Trace>*> TraceSet::workloads_for(std::string_view d) const { return lookup(workload_index_, workloads_, d); }
-std::vector<const Entry<Trace>*> TraceSet::traces_for(std::string_view d) const { return lookup(trace_index_, traces_, d); }
+std::vector<const Entry<Solution>*> TraceSet::solutions_for(std::string_view d) const {
+  return lookup(solution_index_, solutions_, d);
+}
+std::vector<const Entry<Trace>*> TraceSet::workloads_for(std::string_view d) const {
+  return lookup(workload_index_, workloads_, d);
+}
+std::vector<const Entry<Trace>*> TraceSet::traces_for(std::string_view d) const {
+  return lookup(trace_index_, traces_, d);
+}
 
 FileKind detect_kind(const fs::path& file) {
   const FileKind by_folder = kind_by_folder(file);
@@ -221,21 +241,25 @@ void load_file(TraceSet& into, const fs::path& file, FileKind kind, const fs::pa
   const fs::path base = root.empty() ? guess_root(file) : root;
   if (kind == FileKind::unknown) {
     // Unreadable or unparseable content: load it by extension so its real error shows.
-    if (file.extension() == ".jsonl") kind = FileKind::traces;
+    if (file.extension() == ".jsonl")
+      kind = FileKind::traces;
     else {
       try {
         (void)parse_json_text(read_text(file), Location{file.string(), 0, ""});
-        into.add_diagnostic({Severity::error, Location{file.string(), 0, ""},
-                             "cannot tell what this file is: not a definition (axes, inputs, outputs), a solution "
-                             "(spec, sources), or a workload/trace JSONL file"});
+        into.add_diagnostic(
+            {Severity::error, Location{file.string(), 0, ""},
+             "cannot tell what this file is: not a definition (axes, inputs, outputs), a solution "
+             "(spec, sources), or a workload/trace JSONL file"});
       } catch (const Error& e) {
         into.add_diagnostic(diagnostic_from(e));
       }
       return;
     }
   }
-  if (kind == FileKind::definition || kind == FileKind::solution) load_json_file(into, file, kind, base);
-  else load_jsonl_file(into, file, kind, base);
+  if (kind == FileKind::definition || kind == FileKind::solution)
+    load_json_file(into, file, kind, base);
+  else
+    load_jsonl_file(into, file, kind, base);
 }
 
 TraceSet load_trace_set(const fs::path& root) {
@@ -285,7 +309,8 @@ Solution load_solution_file(const fs::path& file) {
 std::vector<Trace> load_trace_file(const fs::path& file) {
   std::vector<Trace> out;
   const std::string text = read_text(file);
-  for (const auto& [number, line] : jsonl_lines(text)) out.push_back(parse_trace_line(line, Location{file.string(), number, ""}));
+  for (const auto& [number, line] : jsonl_lines(text))
+    out.push_back(parse_trace_line(line, Location{file.string(), number, ""}));
   return out;
 }
 

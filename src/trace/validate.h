@@ -28,6 +28,7 @@ namespace kh {
                                                         const Location& where = {});
 
 // The workload (at field "workload") plus the evaluation: status and blocks agree.
-[[nodiscard]] std::vector<Diagnostic> validate_trace(const Trace& t, const Definition* def, const Location& where = {});
+[[nodiscard]] std::vector<Diagnostic> validate_trace(const Trace& t, const Definition* def,
+                                                     const Location& where = {});
 
 }  // namespace kh

@@ -1,8 +1,8 @@
 // Rules for a Definition on its own.
 #include <set>
 
-#include "trace/axis_binding.h"
 #include "naming/identifier.h"
+#include "trace/axis_binding.h"
 #include "trace/detail/report.h"
 #include "trace/validate.h"
 
@@ -14,9 +14,11 @@ using detail::Report;
 void check_axes(const Definition& d, Report& r) {
   for (const auto& [name, axis] : d.axes) {
     if (!is_identifier(name))
-      r.warning("axes." + name, "axis name '" + name + "' is not an identifier, so constraints cannot name it");
+      r.warning("axes." + name,
+                "axis name '" + name + "' is not an identifier, so constraints cannot name it");
     if (axis.is_const() && axis.const_value() <= 0)
-      r.error("axes." + name + ".value", "const axis value must be a positive integer, got " + std::to_string(axis.const_value()));
+      r.error("axes." + name + ".value",
+              "const axis value must be a positive integer, got " + std::to_string(axis.const_value()));
   }
 }
 
@@ -27,7 +29,8 @@ void check_specs(const Definition& d, const NamedList<TensorSpec>& specs, const 
     for (std::size_t i = 0; i < spec.shape->size(); ++i) {
       const std::string& axis = (*spec.shape)[i];
       if (!d.axes.contains(axis))
-        r.error(group + "." + name + ".shape[" + std::to_string(i) + "]", "axis '" + axis + "' is not declared in axes");
+        r.error(group + "." + name + ".shape[" + std::to_string(i) + "]",
+                "axis '" + axis + "' is not declared in axes");
       if (group == "inputs") bindable.insert(axis);
     }
   }
@@ -54,7 +57,8 @@ void check_constraints_parse(const Definition& d, Report& r) {
     }
     for (const std::string& n : expr::collect_names(*c.ast))
       if (!names_something(d, n))
-        r.error(field, "constraint '" + c.text + "' names '" + n + "', which is neither an axis nor an input or output");
+        r.error(field, "constraint '" + c.text + "' names '" + n +
+                           "', which is neither an axis nor an input or output");
   }
 }
 
@@ -83,12 +87,15 @@ std::vector<Diagnostic> validate_definition(const Definition& d, const Location&
   check_specs(d, d.outputs, "outputs", r, bindable);
   for (const auto& [name, axis] : d.axes)
     if (!axis.is_const() && !bindable.contains(name))
-      r.warning("axes." + name, "var axis '" + name + "' appears in no input shape, so inputs cannot bind it");
+      r.warning("axes." + name,
+                "var axis '" + name + "' appears in no input shape, so inputs cannot bind it");
   check_names(d, r);
   check_constraints_parse(d, r);
   check_constraints_on_consts(d, r);
-  if (d.reference.empty()) r.error("reference", "reference is missing (Python source defining run)");
-  else if (d.reference.find("def run") == std::string::npos) r.warning("reference", "reference defines no 'run' function");
+  if (d.reference.empty())
+    r.error("reference", "reference is missing (Python source defining run)");
+  else if (d.reference.find("def run") == std::string::npos)
+    r.warning("reference", "reference defines no 'run' function");
   return r.take();
 }
 

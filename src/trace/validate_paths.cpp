@@ -9,7 +9,8 @@ std::string unsafe_path_reason(std::string_view path) {
   if (path.empty()) return "is empty";
   // Both separators count: a path written on Windows must not escape on Linux either.
   if (path.front() == '/' || path.front() == '\\') return "is absolute";
-  if (path.size() >= 2 && std::isalpha(static_cast<unsigned char>(path[0])) != 0 && path[1] == ':') return "is absolute";
+  if (path.size() >= 2 && std::isalpha(static_cast<unsigned char>(path[0])) != 0 && path[1] == ':')
+    return "is absolute";
   std::size_t start = 0;
   while (start <= path.size()) {
     std::size_t end = path.find_first_of("/\\", start);

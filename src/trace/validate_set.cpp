@@ -27,22 +27,26 @@ void check_blobs(const Entry<Trace>& e, const ValidateOptions& opt, std::vector<
     std::error_code ec;
     const fs::path blob = e.root / st->path;
     if (fs::is_regular_file(blob, ec)) continue;
-    out.push_back({opt.strict ? Severity::error : Severity::warning, at_field(e.where, "workload.inputs." + name + ".path"),
-                   "safetensors blob '" + st->path + "' not found under " + (e.root.empty() ? "." : e.root.string())});
+    out.push_back(
+        {opt.strict ? Severity::error : Severity::warning,
+         at_field(e.where, "workload.inputs." + name + ".path"),
+         "safetensors blob '" + st->path + "' not found under " + (e.root.empty() ? "." : e.root.string())});
   }
 }
 
-void check_workload_lines(const TraceSet& set, const std::vector<Entry<Trace>>& items, const ValidateOptions& opt,
-                          std::vector<Diagnostic>& out) {
+void check_workload_lines(const TraceSet& set, const std::vector<Entry<Trace>>& items,
+                          const ValidateOptions& opt, std::vector<Diagnostic>& out) {
   std::set<std::pair<std::string, std::string>> uuids;
   for (const Entry<Trace>& e : items) {
     const Definition* def = set.find_definition(e.value.definition);
     if (def == nullptr && !e.value.definition.empty())
-      out.push_back({Severity::error, at_field(e.where, "definition"), "unknown definition '" + e.value.definition + "'"});
+      out.push_back({Severity::error, at_field(e.where, "definition"),
+                     "unknown definition '" + e.value.definition + "'"});
     append(out, validate_trace(e.value, def, e.where));
     if (e.value.evaluation == std::nullopt && !e.value.workload.uuid.empty() &&
         !uuids.insert({e.value.definition, e.value.workload.uuid}).second)
-      out.push_back({Severity::warning, at_field(e.where, "workload.uuid"), "duplicate workload uuid '" + e.value.workload.uuid + "'"});
+      out.push_back({Severity::warning, at_field(e.where, "workload.uuid"),
+                     "duplicate workload uuid '" + e.value.workload.uuid + "'"});
     if (opt.check_blobs) check_blobs(e, opt, out);
   }
 }
@@ -55,21 +59,25 @@ std::vector<Diagnostic> validate_set(const TraceSet& set, const ValidateOptions&
   for (const Entry<Definition>& e : set.definitions()) {
     append(out, validate_definition(e.value, e.where));
     if (!names.insert(e.value.name).second)
-      out.push_back({Severity::error, at_field(e.where, "name"), "definition '" + e.value.name + "' is defined more than once"});
+      out.push_back({Severity::error, at_field(e.where, "name"),
+                     "definition '" + e.value.name + "' is defined more than once"});
   }
   std::set<std::pair<std::string, std::string>> solution_names;
   for (const Entry<Solution>& e : set.solutions()) {
     append(out, validate_solution(e.value, e.where));
     if (!e.value.definition.empty() && set.find_definition(e.value.definition) == nullptr)
-      out.push_back({Severity::error, at_field(e.where, "definition"), "unknown definition '" + e.value.definition + "'"});
+      out.push_back({Severity::error, at_field(e.where, "definition"),
+                     "unknown definition '" + e.value.definition + "'"});
     if (!solution_names.insert({e.value.definition, e.value.name}).second)
-      out.push_back({Severity::warning, at_field(e.where, "name"), "solution '" + e.value.name + "' appears more than once"});
+      out.push_back({Severity::warning, at_field(e.where, "name"),
+                     "solution '" + e.value.name + "' appears more than once"});
   }
   check_workload_lines(set, set.workloads(), opt, out);
   check_workload_lines(set, set.traces(), opt, out);
   for (const Entry<Trace>& e : set.traces()) {
     if (!e.value.solution || solution_names.contains({e.value.definition, *e.value.solution})) continue;
-    out.push_back({Severity::warning, at_field(e.where, "solution"), "solution '" + *e.value.solution + "' is not in the loaded set"});
+    out.push_back({Severity::warning, at_field(e.where, "solution"),
+                   "solution '" + *e.value.solution + "' is not in the loaded set"});
   }
   return out;
 }

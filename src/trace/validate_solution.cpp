@@ -27,7 +27,8 @@ void check_entry_point(const Solution& s, Report& r) {
   bool found = false;
   for (const auto& f : s.sources) found = found || f.path == file;
   if (!found)
-    r.error("spec.entry_point", "entry_point file '" + file + "' is not one of the sources (" + source_list(s) + ")");
+    r.error("spec.entry_point",
+            "entry_point file '" + file + "' is not one of the sources (" + source_list(s) + ")");
   if (!is_identifier(function))
     r.error("spec.entry_point", "entry_point function '" + function + "' is not a C identifier");
 }
@@ -51,7 +52,8 @@ std::vector<Diagnostic> validate_solution(const Solution& s, const Location& whe
   if (s.name.empty()) r.error("name", "name is empty");
   if (s.definition.empty()) r.error("definition", "definition is empty");
   if (!parse_language(s.spec.language))
-    r.error("spec.language", "unknown language '" + s.spec.language + "'; expected one of python, triton, cpp, cuda, tilelang");
+    r.error("spec.language", "unknown language '" + s.spec.language +
+                                 "'; expected one of python, triton, cpp, cuda, tilelang");
   if (s.spec.binding && !is_known_binding(*s.spec.binding))
     r.error("spec.binding", "unknown binding '" + *s.spec.binding + "'; expected tvm-ffi, torch or kharness");
   check_entry_point(s, r);

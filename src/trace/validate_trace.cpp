@@ -21,10 +21,11 @@ void check_inputs_alone(const Workload& w, Report& r) {
 void check_axes_against(const Workload& w, const Definition& d, Report& r) {
   for (const auto& [name, value] : w.axes) {
     const Axis* axis = d.axes.find(name);
-    if (axis == nullptr) r.error("axes." + name, "axis '" + name + "' is not declared by definition '" + d.name + "'");
+    if (axis == nullptr)
+      r.error("axes." + name, "axis '" + name + "' is not declared by definition '" + d.name + "'");
     else if (axis->is_const() && axis->const_value() != value)
-      r.error("axes." + name, "axis " + name + " is const " + std::to_string(axis->const_value()) + " in the definition but " +
-                                  std::to_string(value) + " here");
+      r.error("axes." + name, "axis " + name + " is const " + std::to_string(axis->const_value()) +
+                                  " in the definition but " + std::to_string(value) + " here");
   }
   for (const auto& [name, axis] : d.axes)
     if (!axis.is_const() && !w.axes.contains(name))
@@ -33,7 +34,8 @@ void check_axes_against(const Workload& w, const Definition& d, Report& r) {
 
 void check_inputs_against(const Workload& w, const Definition& d, Report& r) {
   for (const auto& [name, spec] : d.inputs)
-    if (!spec.optional && !w.inputs.contains(name)) r.error("inputs", "input '" + name + "' has no descriptor");
+    if (!spec.optional && !w.inputs.contains(name))
+      r.error("inputs", "input '" + name + "' has no descriptor");
   for (const auto& [name, in] : w.inputs) {
     const TensorSpec* spec = d.inputs.find(name);
     if (spec == nullptr) {
@@ -41,7 +43,8 @@ void check_inputs_against(const Workload& w, const Definition& d, Report& r) {
       continue;
     }
     if (std::holds_alternative<ScalarInput>(in.source) && !spec->is_scalar())
-      r.error("inputs." + name, "a scalar value is given for '" + name + "', which is a tensor (shape not null)");
+      r.error("inputs." + name,
+              "a scalar value is given for '" + name + "', which is a tensor (shape not null)");
   }
 }
 
@@ -67,8 +70,12 @@ void check_evaluation(const Evaluation& e, Report& r) {
     if (!c) r.error("evaluation.correctness", "status INCORRECT_NUMERICAL needs a correctness block");
     if (p) r.error("evaluation.performance", "status INCORRECT_NUMERICAL must not have a performance block");
   } else {
-    if (c) r.error("evaluation.correctness", "status " + status + " must have neither correctness nor performance, but has correctness");
-    if (p) r.error("evaluation.performance", "status " + status + " must have neither correctness nor performance, but has performance");
+    if (c)
+      r.error("evaluation.correctness",
+              "status " + status + " must have neither correctness nor performance, but has correctness");
+    if (p)
+      r.error("evaluation.performance",
+              "status " + status + " must have neither correctness nor performance, but has performance");
   }
 }
 
@@ -78,7 +85,8 @@ std::vector<Diagnostic> validate_workload(const Workload& w, const Definition* d
   Report r(where);
   if (w.uuid.empty()) r.error("uuid", "uuid is missing");
   for (const auto& [name, value] : w.axes)
-    if (value < 1) r.error("axes." + name, "axis value must be an integer >= 1, got " + std::to_string(value));
+    if (value < 1)
+      r.error("axes." + name, "axis value must be an integer >= 1, got " + std::to_string(value));
   check_inputs_alone(w, r);
   if (def != nullptr) {
     check_axes_against(w, *def, r);

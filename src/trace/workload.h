@@ -3,10 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <variant>
-
-#include <nlohmann/json.hpp>
 
 #include "trace/named_list.h"
 

@@ -18,7 +18,8 @@ WorkloadInput read_input(const FieldReader& r) {
     in.source = RandomInput{};
   } else if (type == "scalar") {
     const ordered_json& v = r.required("value");
-    if (!v.is_number() && !v.is_boolean()) r.fail("value", "expected a number or a bool, got " + detail::type_of(v));
+    if (!v.is_number() && !v.is_boolean())
+      r.fail("value", "expected a number or a bool, got " + detail::type_of(v));
     in.source = ScalarInput{v};
   } else if (type == "safetensors") {
     in.source = SafetensorsInput{r.string("path"), r.string("tensor_key")};
@@ -52,9 +53,11 @@ Workload read_workload(const ordered_json& j, const Location& where) {
   w.raw = j;
   w.uuid = r.string_or("uuid", "");
   const FieldReader axes = r.object("axes");
-  for (const auto& [name, value] : axes.json().items()) w.axes.add(name, detail::to_int64(value, axes.at(name)));
+  for (const auto& [name, value] : axes.json().items())
+    w.axes.add(name, detail::to_int64(value, axes.at(name)));
   const FieldReader inputs = r.object("inputs");
-  for (const auto& [name, value] : inputs.json().items()) w.inputs.add(name, read_input(FieldReader(value, inputs.at(name))));
+  for (const auto& [name, value] : inputs.json().items())
+    w.inputs.add(name, read_input(FieldReader(value, inputs.at(name))));
   return w;
 }
 

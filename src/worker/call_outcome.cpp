@@ -4,10 +4,14 @@ namespace kh {
 
 std::string_view to_string(CallOutcome::Kind kind) {
   switch (kind) {
-    case CallOutcome::Kind::reply: return "reply";
-    case CallOutcome::Kind::timeout: return "timeout";
-    case CallOutcome::Kind::crashed: return "crashed";
-    case CallOutcome::Kind::protocol_violation: return "protocol violation";
+    case CallOutcome::Kind::reply:
+      return "reply";
+    case CallOutcome::Kind::timeout:
+      return "timeout";
+    case CallOutcome::Kind::crashed:
+      return "crashed";
+    case CallOutcome::Kind::protocol_violation:
+      return "protocol violation";
   }
   return "unknown";
 }

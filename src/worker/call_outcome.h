@@ -21,11 +21,11 @@ struct CallOutcome {
   };
 
   Kind kind = Kind::reply;
-  std::optional<Message> reply;         // when kind == reply
-  std::vector<Message> notes;           // "log"/"progress" frames received for the request
+  std::optional<Message> reply;           // when kind == reply
+  std::vector<Message> notes;             // "log"/"progress" frames received for the request
   std::optional<ExitStatus> exit_status;  // how the worker ended, unless kind == reply
-  std::string reason;                   // what went wrong, unless kind == reply
-  std::string stderr_tail;              // the end of the worker's stderr, unless kind == reply
+  std::string reason;                     // what went wrong, unless kind == reply
+  std::string stderr_tail;                // the end of the worker's stderr, unless kind == reply
 
   [[nodiscard]] bool ok() const noexcept { return kind == Kind::reply; }
   // One line: "timed out after 500 ms", "crashed: killed by signal 11 (Segmentation

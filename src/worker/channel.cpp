@@ -1,5 +1,6 @@
 #include "worker/channel.h"
 
+#include <fmt/format.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -7,8 +8,6 @@
 #include <algorithm>
 #include <string>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "error/error.h"
 #include "worker/detail/frame_header.h"
@@ -112,7 +111,8 @@ bool Channel::send(const Message& message, Clock::time_point deadline) {
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) {
       if (wait_ready(POLLOUT, deadline)) continue;
-      if (sent != 0) failure_ = "channel to " + options_.peer_name + " is unusable: a send timed out mid-frame";
+      if (sent != 0)
+        failure_ = "channel to " + options_.peer_name + " is unusable: a send timed out mid-frame";
       return false;
     }
     if (errno == EPIPE || errno == ECONNRESET) {
@@ -140,7 +140,8 @@ std::optional<Message> Channel::receive(Clock::time_point deadline) {
     }
     if (n == 0) {
       peer_closed_ = true;
-      fail(options_.peer_name + " closed the channel" + (reader_->mid_frame() ? " in the middle of a frame" : ""));
+      fail(options_.peer_name + " closed the channel" +
+           (reader_->mid_frame() ? " in the middle of a frame" : ""));
     }
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) {

@@ -1,6 +1,7 @@
 #include "worker/child_process.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -10,8 +11,6 @@
 #include <system_error>
 #include <thread>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "error/error.h"
 #include "worker/detail/child_exec.h"
@@ -60,7 +59,8 @@ std::size_t read_exec_report(int fd, detail::ChildFailure& failure) {
 }
 
 void kill_group(pid_t pgid) {
-  if (::kill(-pgid, SIGKILL) != 0 && errno != ESRCH) throw detail::os_error(fmt::format("kill(-{}, SIGKILL)", pgid));
+  if (::kill(-pgid, SIGKILL) != 0 && errno != ESRCH)
+    throw detail::os_error(fmt::format("kill(-{}, SIGKILL)", pgid));
 }
 
 int waitpid_checked(pid_t pid, int options) {
@@ -89,7 +89,9 @@ ChildProcess ChildProcess::spawn(const SpawnOptions& options, ChannelOptions cha
   if (options.work_dir.empty()) throw Error("cannot start worker: no work_dir given");
   std::error_code ec;
   std::filesystem::create_directories(options.work_dir, ec);
-  if (ec) throw Error(fmt::format("cannot create worker directory '{}': {}", options.work_dir.string(), ec.message()));
+  if (ec)
+    throw Error(
+        fmt::format("cannot create worker directory '{}': {}", options.work_dir.string(), ec.message()));
   auto work_dir = std::filesystem::absolute(options.work_dir);
 
   detail::ExecPlan plan = detail::make_exec_plan(options);

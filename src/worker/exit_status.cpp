@@ -1,10 +1,9 @@
 #include "worker/exit_status.h"
 
+#include <fmt/format.h>
 #include <sys/wait.h>
 
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "error/error.h"
 

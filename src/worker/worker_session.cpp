@@ -1,11 +1,11 @@
 #include "worker/worker_session.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "error/error.h"
 #include "worker/await_reply.h"
@@ -27,8 +27,8 @@ WorkerSession::WorkerSession(SpawnOptions options, ChannelOptions channel_option
       channel_options_(channel_options),
       process_(ChildProcess::spawn(options_, std::move(channel_options))) {}
 
-CallOutcome WorkerSession::call(std::string_view kind, nlohmann::ordered_json fields, std::vector<std::byte> payload,
-                                std::chrono::milliseconds timeout) {
+CallOutcome WorkerSession::call(std::string_view kind, nlohmann::ordered_json fields,
+                                std::vector<std::byte> payload, std::chrono::milliseconds timeout) {
   return call(Message::make(kind, 0, std::move(fields), std::move(payload)), timeout);
 }
 
@@ -98,7 +98,8 @@ CallOutcome WorkerSession::after_channel_error(const std::string& what, Clock::t
 
 CallOutcome WorkerSession::timed_out(std::chrono::milliseconds timeout, std::vector<Message>& notes) {
   ExitStatus status = process_.kill();
-  return failed(CallOutcome::Kind::timeout, fmt::format("no reply within {} ms", timeout.count()), status, notes);
+  return failed(CallOutcome::Kind::timeout, fmt::format("no reply within {} ms", timeout.count()), status,
+                notes);
 }
 
 CallOutcome WorkerSession::failed(CallOutcome::Kind kind, std::string reason, ExitStatus status,

@@ -15,8 +15,8 @@
 namespace kh {
 namespace {
 using test::scale_add_request;
-using test::ScratchCache;
 using test::ScopedEnv;
+using test::ScratchCache;
 
 // The entry file with the function's parameter list replaced.
 std::string entry_with(const std::string& params, const std::string& ret = "void") {
@@ -120,13 +120,15 @@ TEST(BuildCache, ChangedSourceOrDefineIsAMiss) {
 }
 
 TEST(BuildCache, WrongTypeForArgumentTwo) {
-  expect_mismatch(entry_with("const DLTensor*, const float*, float, DLTensor*, kh_stream_t"),
-                  "kharness: entry 'scale_add' argument 2 ('y', input float32 tensor) must be 'const DLTensor*'");
+  expect_mismatch(
+      entry_with("const DLTensor*, const float*, float, DLTensor*, kh_stream_t"),
+      "kharness: entry 'scale_add' argument 2 ('y', input float32 tensor) must be 'const DLTensor*'");
 }
 
 TEST(BuildCache, NonConstInput) {
-  expect_mismatch(entry_with("DLTensor*, const DLTensor*, float, DLTensor*, kh_stream_t"),
-                  "kharness: entry 'scale_add' argument 1 ('x', input float32 tensor) must be 'const DLTensor*'");
+  expect_mismatch(
+      entry_with("DLTensor*, const DLTensor*, float, DLTensor*, kh_stream_t"),
+      "kharness: entry 'scale_add' argument 1 ('x', input float32 tensor) must be 'const DLTensor*'");
 }
 
 TEST(BuildCache, WrongScalarType) {
@@ -138,7 +140,8 @@ TEST(BuildCache, WrongArity) {
   const BuildResult r = expect_mismatch(
       entry_with("const DLTensor*, const DLTensor*, float, DLTensor*"),
       "kharness: entry 'scale_add' takes 4 arguments; the definition needs 5: x, y, alpha, out, stream");
-  EXPECT_EQ(r.log.find("argument 1 ("), std::string::npos) << "arity mismatch must not cascade into per-argument errors";
+  EXPECT_EQ(r.log.find("argument 1 ("), std::string::npos)
+      << "arity mismatch must not cascade into per-argument errors";
 }
 
 TEST(BuildCache, WrongReturnType) {
@@ -148,17 +151,19 @@ TEST(BuildCache, WrongReturnType) {
 
 TEST(BuildCache, VoidPointerStreamAndIntReturnAreAccepted) {
   ScratchCache scratch;
-  const BuildResult r =
-      scratch.cache().build(scale_add_request(entry_with("const DLTensor*, const DLTensor*, float, DLTensor*, void*", "int")));
+  const BuildResult r = scratch.cache().build(
+      scale_add_request(entry_with("const DLTensor*, const DLTensor*, float, DLTensor*, void*", "int")));
   EXPECT_EQ(r.status, BuildResult::Status::ok) << r.log;
 }
 
 TEST(BuildCache, UndeclaredEntryIsACompileErrorWithTheHintInTheLog) {
   ScratchCache scratch;
-  const BuildResult r = scratch.cache().build(scale_add_request("#include <kharness/kernel.h>\nvoid other() {}\n"));
+  const BuildResult r =
+      scratch.cache().build(scale_add_request("#include <kharness/kernel.h>\nvoid other() {}\n"));
   EXPECT_EQ(r.status, BuildResult::Status::compile_error);
   EXPECT_NE(r.message.find("scale_add"), std::string::npos) << r.message;
-  EXPECT_NE(r.log.find("kharness: the entry function 'scale_add' must be declared"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("kharness: the entry function 'scale_add' must be declared"), std::string::npos)
+      << r.log;
 }
 
 TEST(BuildCache, CompileErrorsAreCachedWithTheirLog) {
@@ -180,7 +185,8 @@ TEST(BuildCache, FakeCompilerThatHangsTimesOut) {
   const std::filesystem::path fake = scratch.root() / "slow-g++";
   {
     std::ofstream script(fake);
-    script << "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'slow g++ 0.0'; exit 0; fi\nsleep 60 & sleep 60\n";
+    script << "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'slow g++ 0.0'; exit 0; fi\nsleep 60 & sleep "
+              "60\n";
   }
   std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
   ScopedEnv env("KHARNESS_GXX", fake.string());
@@ -192,7 +198,8 @@ TEST(BuildCache, FakeCompilerThatHangsTimesOut) {
   EXPECT_EQ(result.status, BuildResult::Status::timeout);
   EXPECT_EQ(result.message, "compile did not finish within 1 s");
   EXPECT_FALSE(scratch.cache().lookup(result.key)) << "timeouts are not cached";
-  EXPECT_TRUE(std::filesystem::is_empty(scratch.cache().dir() / result.key.substr(0, 2))) << "no temp dir left";
+  EXPECT_TRUE(std::filesystem::is_empty(scratch.cache().dir() / result.key.substr(0, 2)))
+      << "no temp dir left";
 }
 
 TEST(BuildCache, ConstexprBombTimesOut) {

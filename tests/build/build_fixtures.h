@@ -1,11 +1,12 @@
 // Solutions and requests shared by the build tests.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <unistd.h>
 
 #include "build/build_cache.h"
 #include "build/build_request.h"
@@ -27,7 +28,8 @@ void scale_add(const DLTensor* x, const DLTensor* y, float alpha, DLTensor* out,
 }
 )";
 inline const char* const kScaleHeader = "#pragma once\nfloat scale(float alpha, float v);\n";
-inline const char* const kScaleSource = "#include \"scale.h\"\nfloat scale(float alpha, float v) { return alpha * v; }\n";
+inline const char* const kScaleSource =
+    "#include \"scale.h\"\nfloat scale(float alpha, float v) { return alpha * v; }\n";
 
 inline KernelSignature scale_add_signature() {
   using R = KernelParam::Role;
@@ -38,13 +40,16 @@ inline KernelSignature scale_add_signature() {
            {"out", R::output, DType::float32}}};
 }
 
-inline std::filesystem::path test_include_dir() { return std::filesystem::path(KHARNESS_BINARY_DIR) / "include"; }
+inline std::filesystem::path test_include_dir() {
+  return std::filesystem::path(KHARNESS_BINARY_DIR) / "include";
+}
 
 // A cpp request whose entry file is `entry` (the other two sources stay).
 inline BuildRequest scale_add_request(std::string entry = kScaleAddEntry) {
   BuildRequest r;
   r.language = "cpp";
-  r.sources = {{"kernel.cpp", std::move(entry)}, {"detail/scale.h", kScaleHeader}, {"detail/scale.cpp", kScaleSource}};
+  r.sources = {
+      {"kernel.cpp", std::move(entry)}, {"detail/scale.h", kScaleHeader}, {"detail/scale.cpp", kScaleSource}};
   r.entry_file = "kernel.cpp";
   r.entry_function = "scale_add";
   r.signature = scale_add_signature();
@@ -56,7 +61,8 @@ inline BuildRequest scale_add_request(std::string entry = kScaleAddEntry) {
 // A fresh cache directory per test, removed afterwards.
 class ScratchCache {
  public:
-  ScratchCache() : dir_(std::filesystem::temp_directory_path(), "kharness-build-test-"), cache_(dir_.path() / "cache") {}
+  ScratchCache()
+      : dir_(std::filesystem::temp_directory_path(), "kharness-build-test-"), cache_(dir_.path() / "cache") {}
   [[nodiscard]] const BuildCache& cache() const { return cache_; }
   [[nodiscard]] const std::filesystem::path& root() const { return dir_.path(); }
 

@@ -12,14 +12,17 @@ TEST(CompileLog, GxxStaticAssertMessage) {
       "float32 tensor) must be 'const DLTensor*'\n"
       "   60 | static_assert(!arity_ok || arg_ok_1,\n"
       "      |                            ^~~~~~~~\n";
-  EXPECT_EQ(first_error_line(log), "kharness: entry 'f' argument 2 ('w', input float32 tensor) must be 'const DLTensor*'");
+  EXPECT_EQ(first_error_line(log),
+            "kharness: entry 'f' argument 2 ('w', input float32 tensor) must be 'const DLTensor*'");
 }
 
 TEST(CompileLog, NvccStaticAssertMessage) {
   const std::string log =
-      "kh_entry_shim.cu(61): error: static assertion failed with \"kharness: entry 'f' takes 2 arguments; the "
+      "kh_entry_shim.cu(61): error: static assertion failed with \"kharness: entry 'f' takes 2 arguments; "
+      "the "
       "definition needs 3: a, b, stream\"\n  static_assert(...)\n";
-  EXPECT_EQ(first_error_line(log), "kharness: entry 'f' takes 2 arguments; the definition needs 3: a, b, stream");
+  EXPECT_EQ(first_error_line(log),
+            "kharness: entry 'f' takes 2 arguments; the definition needs 3: a, b, stream");
 }
 
 TEST(CompileLog, SourceEchoIsNotTakenForTheMessage) {

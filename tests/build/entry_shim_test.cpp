@@ -19,16 +19,19 @@ TEST(EntryShim, IncludesTheEntryFileAndNamesEveryArgument) {
   const EntryShim shim = generate_entry_shim(rmsnorm(), "src/kernel.cu", ".cu");
   EXPECT_EQ(shim.file_name, "kh_entry_shim.cu");
   EXPECT_NE(shim.content.find("#include \"src/kernel.cu\""), std::string::npos);
-  EXPECT_NE(shim.content.find("kharness: entry 'rmsnorm' argument 2 ('weight', input bfloat16 tensor) must be "
-                              "'const DLTensor*'"),
-            std::string::npos);
-  EXPECT_NE(shim.content.find("kharness: entry 'rmsnorm' argument 3 ('output', output bfloat16 tensor) must be "
-                              "'DLTensor*'"),
-            std::string::npos);
+  EXPECT_NE(
+      shim.content.find("kharness: entry 'rmsnorm' argument 2 ('weight', input bfloat16 tensor) must be "
+                        "'const DLTensor*'"),
+      std::string::npos);
+  EXPECT_NE(
+      shim.content.find("kharness: entry 'rmsnorm' argument 3 ('output', output bfloat16 tensor) must be "
+                        "'DLTensor*'"),
+      std::string::npos);
   EXPECT_NE(shim.content.find("kharness: entry 'rmsnorm' takes 3 arguments; the definition needs 4: "
                               "hidden_states, weight, output, stream"),
             std::string::npos);
-  EXPECT_EQ(shim.content.find("takes 4 arguments"), std::string::npos) << "the right arity must not be an error";
+  EXPECT_EQ(shim.content.find("takes 4 arguments"), std::string::npos)
+      << "the right arity must not be an error";
   EXPECT_NE(shim.content.find("kh_entry_v1"), std::string::npos);
   EXPECT_NE(shim.content.find("kh_signature"), std::string::npos);
 }

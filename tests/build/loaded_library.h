@@ -13,7 +13,8 @@ namespace kh::test {
 
 class LoadedLibrary {
  public:
-  explicit LoadedLibrary(const std::filesystem::path& path) : handle_(::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+  explicit LoadedLibrary(const std::filesystem::path& path)
+      : handle_(::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
     if (handle_ == nullptr) throw std::runtime_error(std::string("dlopen: ") + ::dlerror());
   }
   LoadedLibrary(const LoadedLibrary&) = delete;  // dlclose exactly once

@@ -43,7 +43,8 @@ BuildRequest cuda_request(std::string entry_file, std::string entry) {
   BuildRequest r;
   r.language = "cuda";
   r.arch = "sm_90a";
-  r.sources = {{entry_file, std::move(entry)}, {"rmsnorm_kernel.cuh", kHeader}, {"rmsnorm_kernel.cu", kKernel}};
+  r.sources = {
+      {entry_file, std::move(entry)}, {"rmsnorm_kernel.cuh", kHeader}, {"rmsnorm_kernel.cu", kKernel}};
   r.entry_file = entry_file;
   r.entry_function = "rmsnorm";
   r.signature = {"rmsnorm",
@@ -59,7 +60,8 @@ BuildRequest cuda_request(std::string entry_file, std::string entry) {
 class NvccBuild : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!toolchain("nvcc").available()) GTEST_SKIP() << "nvcc not found (set KHARNESS_NVCC or PATH); CUDA builds not tested";
+    if (!toolchain("nvcc").available())
+      GTEST_SKIP() << "nvcc not found (set KHARNESS_NVCC or PATH); CUDA builds not tested";
   }
 };
 

@@ -1,16 +1,14 @@
 // Runs the built kharness binary on temp files and checks exit codes and output.
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -62,9 +60,12 @@ class TempDir {
 
 const char* kDef = R"({"name":"tiny","op_type":"x","axes":{"M":{"type":"var"}},
   "inputs":{"A":{"shape":["M"],"dtype":"float32"}},"outputs":{"B":{"shape":["M"],"dtype":"float32"}},"reference":"def run(A): pass"})";
-const char* kWl = R"({"definition":"tiny","solution":null,"workload":{"uuid":"u","axes":{"M":2},"inputs":{"A":{"type":"safetensors","path":"./blob/a.safetensors","tensor_key":"A"}}},"evaluation":null})";
+const char* kWl =
+    R"({"definition":"tiny","solution":null,"workload":{"uuid":"u","axes":{"M":2},"inputs":{"A":{"type":"safetensors","path":"./blob/a.safetensors","tensor_key":"A"}}},"evaluation":null})";
 
-bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+bool contains(const std::string& hay, const std::string& needle) {
+  return hay.find(needle) != std::string::npos;
+}
 
 TEST(CliValidate, ValidFilesExitZero) {
   TempDir dir;
@@ -83,7 +84,9 @@ TEST(CliValidate, StrictMakesMissingBlobAnError) {
   const CommandResult r = run("validate --strict " + d + " " + w);
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_TRUE(contains(r.out, "error: ")) << r.out;
-  EXPECT_TRUE(contains(r.out, "w.jsonl:1: workload.inputs.A.path: safetensors blob './blob/a.safetensors' not found")) << r.out;
+  EXPECT_TRUE(
+      contains(r.out, "w.jsonl:1: workload.inputs.A.path: safetensors blob './blob/a.safetensors' not found"))
+      << r.out;
 }
 
 TEST(CliValidate, UnknownDefinitionExitsOne) {

@@ -1,11 +1,10 @@
 #include "device/host_topology.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include <unistd.h>
 
 namespace kh {
 namespace {

@@ -1,11 +1,11 @@
 // The harness end to end on the CPU backend: real builds, real worker processes, and
 // a gallery of broken and cheating solutions that must each get the right status.
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "eval/evaluator.h"
 #include "eval/operator_library.h"
@@ -13,7 +13,8 @@
 namespace kh {
 namespace {
 
-const std::filesystem::path kSolutions = std::filesystem::path(KHARNESS_SOURCE_DIR) / "tests/eval/solutions/rmsnorm_h128";
+const std::filesystem::path kSolutions =
+    std::filesystem::path(KHARNESS_SOURCE_DIR) / "tests/eval/solutions/rmsnorm_h128";
 
 std::string read(const std::filesystem::path& p) {
   std::ifstream in(p);
@@ -37,7 +38,8 @@ Solution solution_from(const std::string& file) {
 class CpuEndToEnd : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    ops_ = new OperatorLibrary(OperatorLibrary::load(std::filesystem::path(KHARNESS_SOURCE_DIR) / "operators"));
+    ops_ =
+        new OperatorLibrary(OperatorLibrary::load(std::filesystem::path(KHARNESS_SOURCE_DIR) / "operators"));
     scratch_ = new std::filesystem::path(std::filesystem::temp_directory_path() /
                                          ("kharness-e2e-" + std::to_string(::getpid())));
   }
@@ -63,8 +65,9 @@ class CpuEndToEnd : public ::testing::Test {
 
   SolutionEvaluation run(const std::string& file, EvalOptions o) const {
     const OperatorEntry* op = ops_->find("rmsnorm_h128");
-    EvaluationTarget t{op->definition, ops_->workloads("rmsnorm_h128", false), op->dir,
-                       solution_from(file), ops_->reference("rmsnorm_h128", "cpu"), "default", *op->tolerance};
+    EvaluationTarget t{op->definition,      ops_->workloads("rmsnorm_h128", false), op->dir,
+                       solution_from(file), ops_->reference("rmsnorm_h128", "cpu"), "default",
+                       *op->tolerance};
     return evaluate_solution(t, o);
   }
   SolutionEvaluation run(const std::string& file) const { return run(file, options(file)); }

@@ -3,6 +3,7 @@
 // (tests/eval/solutions/rmsnorm_h128_cuda/) that must each get the right status or,
 // for the timing cheats, no fake speedup. Mirrors cpu_end_to_end_test.cpp. Every test
 // skips where no CUDA device is present.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -11,8 +12,6 @@
 #include <map>
 #include <sstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "eval/evaluator.h"
 #include "eval/operator_library.h"
@@ -51,7 +50,8 @@ using Latencies = std::map<std::string, double>;
 class CudaEndToEnd : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    ops_ = new OperatorLibrary(OperatorLibrary::load(std::filesystem::path(KHARNESS_SOURCE_DIR) / "operators"));
+    ops_ =
+        new OperatorLibrary(OperatorLibrary::load(std::filesystem::path(KHARNESS_SOURCE_DIR) / "operators"));
     scratch_ = new std::filesystem::path(std::filesystem::temp_directory_path() /
                                          ("kharness-cuda-e2e-" + std::to_string(::getpid())));
   }
@@ -82,8 +82,9 @@ class CudaEndToEnd : public ::testing::Test {
     const OperatorEntry* op = ops_->find("rmsnorm_h128");
     std::vector<Workload> all = ops_->workloads("rmsnorm_h128", false);
     if (workloads > 0 && workloads < all.size()) all.resize(workloads);
-    EvaluationTarget t{op->definition, all, op->dir, solution_from(file), ops_->reference("rmsnorm_h128", "cuda"),
-                       "default", *op->tolerance};
+    EvaluationTarget t{
+        op->definition, all,           op->dir, solution_from(file), ops_->reference("rmsnorm_h128", "cuda"),
+        "default",      *op->tolerance};
     return evaluate_solution(t, o);
   }
   SolutionEvaluation run(const std::string& file) const { return run(file, options(file)); }
@@ -117,7 +118,8 @@ class CudaEndToEnd : public ::testing::Test {
       std::cout << " honest " << honest.at(w.workload.uuid) * 1e3 << " us\n";
       if (w.status == EvalStatus::passed) {
         ASSERT_TRUE(w.latency);
-        EXPECT_GE(w.latency->latency_ms, floor * honest.at(w.workload.uuid)) << "the timed work was not all seen";
+        EXPECT_GE(w.latency->latency_ms, floor * honest.at(w.workload.uuid))
+            << "the timed work was not all seen";
       } else if (caught_is_reward_hack) {
         EXPECT_EQ(w.status, EvalStatus::reward_hack) << w.log;
       }
@@ -138,16 +140,17 @@ TEST_F(CudaEndToEnd, CorrectSolutionPassesTimedByCupti) {
   for (const WorkloadResult& w : e.workloads) {
     ASSERT_EQ(w.status, EvalStatus::passed) << w.log;
     ASSERT_TRUE(w.latency && w.reference_latency);
-    std::cout << w.workload.uuid << ": timer " << w.latency->timer << " latency " << w.latency->latency_ms * 1e3
-              << " us, reference " << w.reference_latency->latency_ms * 1e3 << " us"
-              << (w.latency->timer_note.empty() ? "" : ", note: " + w.latency->timer_note) << "\n";
+    std::cout << w.workload.uuid << ": timer " << w.latency->timer << " latency "
+              << w.latency->latency_ms * 1e3 << " us, reference " << w.reference_latency->latency_ms * 1e3
+              << " us" << (w.latency->timer_note.empty() ? "" : ", note: " + w.latency->timer_note) << "\n";
     EXPECT_GT(w.latency->latency_ms, 0);
     if (w.latency->timer == "cupti_span") {
       EXPECT_TRUE(w.latency->timer_note.empty()) << w.latency->timer_note;
     } else {
       // CUPTI refused (e.g. insufficient privileges): the fallback must say why.
       EXPECT_EQ(w.latency->timer, "cuda_event");
-      EXPECT_FALSE(w.latency->timer_note.empty()) << "the event-timer fallback must explain why CUPTI is not used";
+      EXPECT_FALSE(w.latency->timer_note.empty())
+          << "the event-timer fallback must explain why CUPTI is not used";
     }
     EXPECT_GT(w.speedup(), 0.2) << "a one-kernel solution against a one-kernel reference";
     EXPECT_LT(w.speedup(), 5.0);

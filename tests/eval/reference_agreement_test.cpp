@@ -2,17 +2,16 @@
 // built like candidates, run in their own workers (one per backend) on inputs from the
 // same seeds, and compared with the operator's checker and tolerance. The CPU
 // reference is the readable one, so this is what makes the CUDA one trustworthy.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
-#include <gtest/gtest.h>
-
 #include "build/build_cache.h"
-#include "error/error.h"
 #include "build/build_request.h"
+#include "error/error.h"
 #include "eval/check/output_checker.h"
 #include "eval/measurement_client.h"
 #include "eval/operator_library.h"
@@ -28,8 +27,8 @@ struct ReferenceWorker {
 };
 
 // Builds the operator's reference for `backend` and loads it into a fresh worker.
-ReferenceWorker start_reference(const OperatorLibrary& ops, const OperatorEntry& op, const std::string& backend,
-                                const std::filesystem::path& scratch) {
+ReferenceWorker start_reference(const OperatorLibrary& ops, const OperatorEntry& op,
+                                const std::string& backend, const std::filesystem::path& scratch) {
   ReferenceWorker w;
   w.client = std::make_unique<MeasurementClient>(
       WorkerConfig{KHARNESS_EXECUTABLE, backend, scratch / backend, std::chrono::seconds(120)});
@@ -50,7 +49,8 @@ ReferenceWorker start_reference(const OperatorLibrary& ops, const OperatorEntry&
 TEST(ReferenceAgreement, CudaReferenceMatchesCppReference) {
   KH_REQUIRE_GPU();
   const OperatorLibrary ops = OperatorLibrary::load(std::filesystem::path(KHARNESS_SOURCE_DIR) / "operators");
-  const auto scratch = std::filesystem::temp_directory_path() / ("kharness-refs-" + std::to_string(::getpid()));
+  const auto scratch =
+      std::filesystem::temp_directory_path() / ("kharness-refs-" + std::to_string(::getpid()));
   for (const OperatorEntry& op : ops.entries()) {
     SCOPED_TRACE(op.definition.name);
     ReferenceWorker cpu = start_reference(ops, op, "cpu", scratch);
@@ -70,9 +70,8 @@ TEST(ReferenceAgreement, CudaReferenceMatchesCppReference) {
                        [&]() -> const std::vector<HostTensor>& { throw Error("inputs are not needed"); }};
         const CheckVerdict v = checker->check(c);
         EXPECT_TRUE(v.passed) << w.uuid << " seed " << seed << ": " << v.reason;
-        std::cout << op.definition.name << " " << w.uuid << " seed " << seed
-                  << ": max abs error " << v.max_absolute_error << ", max rel error " << v.max_relative_error
-                  << "\n";
+        std::cout << op.definition.name << " " << w.uuid << " seed " << seed << ": max abs error "
+                  << v.max_absolute_error << ", max rel error " << v.max_relative_error << "\n";
       }
     }
   }

@@ -20,11 +20,26 @@ struct Format {
   std::uint32_t max_code;  // largest finite magnitude code
 };
 
-Format f16() { return {"f16", 16, [](std::uint32_t c) { return f16_to_float(static_cast<std::uint16_t>(c)); }, float_to_f16, 0x7BFF}; }
-Format bf16() { return {"bf16", 16, [](std::uint32_t c) { return bf16_to_float(static_cast<std::uint16_t>(c)); }, float_to_bf16, 0x7F7F}; }
-Format e4m3() { return {"e4m3fn", 8, [](std::uint32_t c) { return e4m3fn_to_float(static_cast<std::uint8_t>(c)); }, float_to_e4m3fn, 0x7E}; }
-Format e5m2() { return {"e5m2", 8, [](std::uint32_t c) { return e5m2_to_float(static_cast<std::uint8_t>(c)); }, float_to_e5m2, 0x7B}; }
-Format e2m1() { return {"e2m1", 4, [](std::uint32_t c) { return e2m1_to_float(static_cast<std::uint8_t>(c)); }, float_to_e2m1, 0x7}; }
+Format f16() {
+  return {"f16", 16, [](std::uint32_t c) { return f16_to_float(static_cast<std::uint16_t>(c)); },
+          float_to_f16, 0x7BFF};
+}
+Format bf16() {
+  return {"bf16", 16, [](std::uint32_t c) { return bf16_to_float(static_cast<std::uint16_t>(c)); },
+          float_to_bf16, 0x7F7F};
+}
+Format e4m3() {
+  return {"e4m3fn", 8, [](std::uint32_t c) { return e4m3fn_to_float(static_cast<std::uint8_t>(c)); },
+          float_to_e4m3fn, 0x7E};
+}
+Format e5m2() {
+  return {"e5m2", 8, [](std::uint32_t c) { return e5m2_to_float(static_cast<std::uint8_t>(c)); },
+          float_to_e5m2, 0x7B};
+}
+Format e2m1() {
+  return {"e2m1", 4, [](std::uint32_t c) { return e2m1_to_float(static_cast<std::uint8_t>(c)); },
+          float_to_e2m1, 0x7};
+}
 
 // Keeps gtest from dumping the std::function bytes in test names and failures.
 void PrintTo(const Format& f, std::ostream* os) { *os << f.name; }
@@ -56,7 +71,8 @@ TEST_P(EveryFormat, ValuesBetweenCodesRoundToNearestTiesToEven) {
     EXPECT_EQ(f.encode(mid), even) << f.name << " midpoint after code " << c;
     EXPECT_EQ(f.encode(-mid), even | sign) << f.name << " negative midpoint after code " << c;
     EXPECT_EQ(f.encode(std::nextafter(mid, 0.0f)), c) << f.name << " just below midpoint after " << c;
-    EXPECT_EQ(f.encode(std::nextafter(mid, std::numeric_limits<float>::infinity())), c + 1) << f.name << " just above midpoint after " << c;
+    EXPECT_EQ(f.encode(std::nextafter(mid, std::numeric_limits<float>::infinity())), c + 1)
+        << f.name << " just above midpoint after " << c;
   }
 }
 

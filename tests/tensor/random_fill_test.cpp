@@ -45,9 +45,10 @@ TEST_P(EveryDType, PrefixIsIndependentOfLength) {
 }
 
 INSTANTIATE_TEST_SUITE_P(DTypes, EveryDType,
-                         ::testing::Values(DType::float32, DType::float16, DType::bfloat16, DType::float8_e4m3fn,
-                                           DType::float8_e5m2, DType::float4_e2m1, DType::int64, DType::int32,
-                                           DType::int16, DType::int8, DType::uint8, DType::boolean),
+                         ::testing::Values(DType::float32, DType::float16, DType::bfloat16,
+                                           DType::float8_e4m3fn, DType::float8_e5m2, DType::float4_e2m1,
+                                           DType::int64, DType::int32, DType::int16, DType::int8,
+                                           DType::uint8, DType::boolean),
                          [](const auto& param_info) { return std::string(dtype_name(param_info.param)); });
 
 TEST(RandomFill, NormalDistributionSanity) {

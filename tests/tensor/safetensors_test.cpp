@@ -73,7 +73,8 @@ TEST_F(Safetensors, WriteReadRoundTrip) {
   const SafetensorsFile f = SafetensorsFile::open(p);
   EXPECT_EQ(f.names(), (std::vector<std::string>{"a", "b", "c", "d", "s"}));
   EXPECT_EQ(f.metadata().at("format"), "pt");
-  const std::pair<const char*, const HostTensor*> all[] = {{"a", &a}, {"b", &b}, {"c", &c}, {"d", &d}, {"s", &s}};
+  const std::pair<const char*, const HostTensor*> all[] = {
+      {"a", &a}, {"b", &b}, {"c", &c}, {"d", &d}, {"s", &s}};
   for (const auto& [name, original] : all) {
     const SafetensorsEntry& e = f.info(name);
     EXPECT_EQ(e.dtype, original->dtype()) << name;
@@ -129,13 +130,14 @@ TEST_F(Safetensors, ShorterThanTheLengthField) {
 TEST_F(Safetensors, HeaderLengthOverflowsTheFile) {
   expect_error(raw_file("over.safetensors", "{}", "", 3), "header length 3 overflows the file", "header");
   expect_error(raw_file("huge.safetensors", "{}", "", ~0ull), "exceeds the 100000000 byte limit", "header");
-  expect_error(raw_file("big.safetensors", "{}", "", 200'000'000), "exceeds the 100000000 byte limit", "header");
+  expect_error(raw_file("big.safetensors", "{}", "", 200'000'000), "exceeds the 100000000 byte limit",
+               "header");
 }
 
 TEST_F(Safetensors, TruncatedDataSection) {
   const std::string header = R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})";
-  expect_error(raw_file("trunc.safetensors", header, std::string(10, 'x')), "end 16 is past the data section of 10 bytes",
-               "w.data_offsets");
+  expect_error(raw_file("trunc.safetensors", header, std::string(10, 'x')),
+               "end 16 is past the data section of 10 bytes", "w.data_offsets");
 }
 
 TEST_F(Safetensors, BadJson) {
@@ -144,20 +146,24 @@ TEST_F(Safetensors, BadJson) {
 }
 
 TEST_F(Safetensors, OffsetsOutOfRange) {
-  expect_error(raw_file("range.safetensors", R"({"w":{"dtype":"U8","shape":[4],"data_offsets":[8,12]}})", "12345678"),
-               "end 12 is past the data section of 8 bytes", "w.data_offsets");
-  expect_error(raw_file("rev.safetensors", R"({"w":{"dtype":"U8","shape":[0],"data_offsets":[4,2]}})", "12345678"),
-               "begin 4 is after end 2", "w.data_offsets");
+  expect_error(
+      raw_file("range.safetensors", R"({"w":{"dtype":"U8","shape":[4],"data_offsets":[8,12]}})", "12345678"),
+      "end 12 is past the data section of 8 bytes", "w.data_offsets");
+  expect_error(
+      raw_file("rev.safetensors", R"({"w":{"dtype":"U8","shape":[0],"data_offsets":[4,2]}})", "12345678"),
+      "begin 4 is after end 2", "w.data_offsets");
   expect_error(raw_file("neg.safetensors", R"({"w":{"dtype":"U8","shape":[1],"data_offsets":[-1,0]}})", "1"),
                "data_offsets must be non-negative integers", "w.data_offsets");
-  expect_error(raw_file("three.safetensors", R"({"w":{"dtype":"U8","shape":[1],"data_offsets":[0,1,2]}})", "1"),
-               "must be an array [begin, end]", "w.data_offsets");
+  expect_error(
+      raw_file("three.safetensors", R"({"w":{"dtype":"U8","shape":[1],"data_offsets":[0,1,2]}})", "1"),
+      "must be an array [begin, end]", "w.data_offsets");
 }
 
 TEST_F(Safetensors, OverlappingOffsets) {
   const std::string header =
       R"({"a":{"dtype":"I32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"I32","shape":[2],"data_offsets":[4,12]}})";
-  expect_error(raw_file("overlap.safetensors", header, std::string(12, 'x')), "overlap tensor \"a\"", "b.data_offsets");
+  expect_error(raw_file("overlap.safetensors", header, std::string(12, 'x')), "overlap tensor \"a\"",
+               "b.data_offsets");
 }
 
 TEST_F(Safetensors, SizeMustMatchShape) {
@@ -173,23 +179,27 @@ TEST_F(Safetensors, SizeMustMatchShape) {
 }
 
 TEST_F(Safetensors, BadDtypesAndShapes) {
-  expect_error(raw_file("f64.safetensors", R"({"w":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}})", "12345678"),
-               "dtype \"F64\" is not supported", "w.dtype");
+  expect_error(
+      raw_file("f64.safetensors", R"({"w":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}})", "12345678"),
+      "dtype \"F64\" is not supported", "w.dtype");
   expect_error(raw_file("unk.safetensors", R"({"w":{"dtype":"Q7","shape":[1],"data_offsets":[0,1]}})", "1"),
                "unknown dtype \"Q7\"", "w.dtype");
-  expect_error(raw_file("nodt.safetensors", R"({"w":{"shape":[1],"data_offsets":[0,1]}})", "1"), "missing", "w.dtype");
-  expect_error(raw_file("shape.safetensors", R"({"w":{"dtype":"U8","shape":[-1],"data_offsets":[0,1]}})", "1"),
-               "shape entries must be non-negative integers", "w.shape");
-  expect_error(raw_file("fshape.safetensors", R"({"w":{"dtype":"U8","shape":[1.5],"data_offsets":[0,1]}})", "1"),
-               "shape entries must be non-negative integers", "w.shape");
+  expect_error(raw_file("nodt.safetensors", R"({"w":{"shape":[1],"data_offsets":[0,1]}})", "1"), "missing",
+               "w.dtype");
+  expect_error(
+      raw_file("shape.safetensors", R"({"w":{"dtype":"U8","shape":[-1],"data_offsets":[0,1]}})", "1"),
+      "shape entries must be non-negative integers", "w.shape");
+  expect_error(
+      raw_file("fshape.safetensors", R"({"w":{"dtype":"U8","shape":[1.5],"data_offsets":[0,1]}})", "1"),
+      "shape entries must be non-negative integers", "w.shape");
   expect_error(raw_file("entry.safetensors", R"({"w":3})", ""), "tensor entry is not a JSON object", "w");
 }
 
 TEST_F(Safetensors, MetadataMustBeStrings) {
-  expect_error(raw_file("meta.safetensors", R"({"__metadata__":{"a":1}})", ""), "metadata values must be strings",
-               "__metadata__.a");
-  expect_error(raw_file("meta2.safetensors", R"({"__metadata__":[]})", ""), "must be an object of string to string",
-               "__metadata__");
+  expect_error(raw_file("meta.safetensors", R"({"__metadata__":{"a":1}})", ""),
+               "metadata values must be strings", "__metadata__.a");
+  expect_error(raw_file("meta2.safetensors", R"({"__metadata__":[]})", ""),
+               "must be an object of string to string", "__metadata__");
 }
 
 TEST_F(Safetensors, UnknownTensorNamesAnError) {

@@ -1,10 +1,11 @@
+#include "trace/json_io.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "trace/json_io.h"
 #include "trace/json_text.h"
 #include "trace/trace_set.h"
 
@@ -31,7 +32,9 @@ std::string read_file(const fs::path& p) {
   return s.str();
 }
 
-bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+bool contains(const std::string& hay, const std::string& needle) {
+  return hay.find(needle) != std::string::npos;
+}
 
 TEST(JsonIo, TruncatedJsonNamesFileLineAndOffset) {
   const std::string text = std::string(kDefinition).substr(0, 120);
@@ -79,7 +82,8 @@ TEST(JsonIo, UnknownDtypeNamesFieldAndChoices) {
 TEST(JsonIo, WrongTypesNameTheField) {
   EXPECT_THROW((void)parse_trace_line(R"({"definition": 3, "workload": {"axes": {}, "inputs": {}}})"), Error);
   try {
-    (void)parse_trace_line(R"({"definition": "d", "workload": {"uuid": "u", "axes": {"M": 1.5}, "inputs": {}}})");
+    (void)parse_trace_line(
+        R"({"definition": "d", "workload": {"uuid": "u", "axes": {"M": 1.5}, "inputs": {}}})");
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.where().field, "workload.axes.M");
@@ -136,7 +140,8 @@ TEST(JsonIo, TraceRoundTripKeepsEvaluationExtras) {
 }
 
 TEST(JsonIo, SolutionDefaults) {
-  const Solution s = parse_solution(R"({"name":"s","definition":"d","spec":{"language":"cuda","target_hardware":["B200"],
+  const Solution s =
+      parse_solution(R"({"name":"s","definition":"d","spec":{"language":"cuda","target_hardware":["B200"],
     "entry_point":"k.cu::run","dependencies":[]},"sources":[{"path":"k.cu","content":"x"}]})");
   EXPECT_EQ(s.spec.entry_file(), "k.cu");
   EXPECT_EQ(s.spec.entry_function(), "run");
@@ -188,7 +193,8 @@ namespace {
 // Found by fuzz/json_fuzz: nlohmann throws out_of_range (not parse_error) for this.
 TEST(JsonIo, HugeNumberIsAnErrorNotACrash) {
   try {
-    (void)parse_trace_line("{\"definition\": -9999999999999999e9999999999999999}", Location{"t.jsonl", 3, ""});
+    (void)parse_trace_line("{\"definition\": -9999999999999999e9999999999999999}",
+                           Location{"t.jsonl", 3, ""});
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.where().line, 3u);

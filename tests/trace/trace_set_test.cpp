@@ -1,10 +1,11 @@
+#include "trace/trace_set.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <random>
 
-#include "trace/trace_set.h"
 #include "trace/validate_set.h"
 
 namespace kh {
@@ -39,7 +40,8 @@ class TempDir {
 
 const char* kDef = R"({"name":"tiny","op_type":"x","axes":{"M":{"type":"var"}},
   "inputs":{"A":{"shape":["M"],"dtype":"float32"}},"outputs":{"B":{"shape":["M"],"dtype":"float32"}},"reference":"def run(A): pass"})";
-const char* kWl = R"({"definition":"tiny","solution":null,"workload":{"uuid":"u","axes":{"M":2},"inputs":{"A":{"type":"safetensors","path":"./blob/a.safetensors","tensor_key":"A"}}},"evaluation":null})";
+const char* kWl =
+    R"({"definition":"tiny","solution":null,"workload":{"uuid":"u","axes":{"M":2},"inputs":{"A":{"type":"safetensors","path":"./blob/a.safetensors","tensor_key":"A"}}},"evaluation":null})";
 
 TEST(TraceSet, SharedSampleValidatesWithoutErrors) {
   const fs::path root = fs::path(KHARNESS_SHARED_DIR) / "flashinfer-trace";
@@ -63,7 +65,8 @@ TEST(TraceSet, CollectsProblemsPerLineAndCopesWithJunk) {
   dir.write("definitions/a/tiny.json", kDef);
   dir.write("definitions/b/broken.json", "{\"name\": \"x\", \"axes\": {");
   dir.write("definitions/c/junk.json", std::string("\xff\xfe\x00\x01garbage", 12));
-  dir.write("workloads/tiny.jsonl", std::string(kWl) + "\n\n{\"definition\": \"tiny\"\n\"\xc3\x28\"\n" + kWl + "\n");
+  dir.write("workloads/tiny.jsonl",
+            std::string(kWl) + "\n\n{\"definition\": \"tiny\"\n\"\xc3\x28\"\n" + kWl + "\n");
   const TraceSet set = load_trace_set(dir.path());
   EXPECT_EQ(set.definitions().size(), 1u);
   EXPECT_EQ(set.workloads().size(), 2u);
@@ -103,7 +106,9 @@ TEST(TraceSet, DetectKind) {
   EXPECT_EQ(detect_kind(dir.write("x/d.json", kDef)), FileKind::definition);
   EXPECT_EQ(detect_kind(dir.write("x/s.json", R"({"name":"s","spec":{},"sources":[]})")), FileKind::solution);
   EXPECT_EQ(detect_kind(dir.write("x/w.jsonl", kWl)), FileKind::workloads);
-  EXPECT_EQ(detect_kind(dir.write("x/t.jsonl", R"({"definition":"tiny","workload":{},"evaluation":{"status":"PASSED"}})")), FileKind::traces);
+  EXPECT_EQ(detect_kind(dir.write("x/t.jsonl",
+                                  R"({"definition":"tiny","workload":{},"evaluation":{"status":"PASSED"}})")),
+            FileKind::traces);
   EXPECT_EQ(detect_kind(dir.write("solutions/anything.json", "{}")), FileKind::solution);
   EXPECT_EQ(detect_kind(dir.write("x/other.json", "[1]")), FileKind::unknown);
 }

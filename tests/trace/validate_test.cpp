@@ -1,7 +1,8 @@
+#include "trace/validate.h"
+
 #include <gtest/gtest.h>
 
 #include "trace/json_io.h"
-#include "trace/validate.h"
 #include "trace/validate_set.h"
 
 namespace kh {
@@ -14,7 +15,8 @@ const char* kDef = R"({"name":"tiny","op_type":"gemm",
   "constraints":["M >= 1"],
   "reference":"def run(A, alpha):\n    return A"})";
 
-const char* kSolution = R"({"name":"s","definition":"tiny","author":"me","spec":{"language":"cuda","target_hardware":["B200"],
+const char* kSolution =
+    R"({"name":"s","definition":"tiny","author":"me","spec":{"language":"cuda","target_hardware":["B200"],
   "entry_point":"kernel.cu::run","dependencies":[]},"sources":[{"path":"kernel.cu","content":"..."},{"path":"sub/k.h","content":""}]})";
 
 const char* kWorkload = R"({"definition":"tiny","solution":null,"workload":{"uuid":"u1","axes":{"M":3},
@@ -49,7 +51,9 @@ TEST(Validate, GoodFilesHaveNoErrors) {
 }
 
 TEST(Validate, UndeclaredAxis) {
-  const auto ds = validate_definition(parse_definition(with(kDef, R"(["M","N"],"dtype":"float16"},"alpha")", R"(["M","K"],"dtype":"float16"},"alpha")")), file("d.json"));
+  const auto ds = validate_definition(parse_definition(with(kDef, R"(["M","N"],"dtype":"float16"},"alpha")",
+                                                            R"(["M","K"],"dtype":"float16"},"alpha")")),
+                                      file("d.json"));
   const Diagnostic d = only(ds, "inputs.A.shape[1]");
   EXPECT_EQ(d.where.file, "d.json");
   EXPECT_TRUE(has(d, "axis 'K' is not declared in axes")) << d.message;
@@ -83,15 +87,18 @@ TEST(Validate, ConstraintFalseOnConsts) {
 }
 
 TEST(Validate, MissingReference) {
-  const auto ds = validate_definition(parse_definition(with(kDef, R"("reference":"def run(A, alpha):\n    return A")", R"("reference":null)")));
+  const auto ds = validate_definition(parse_definition(
+      with(kDef, R"("reference":"def run(A, alpha):\n    return A")", R"("reference":null)")));
   EXPECT_TRUE(has(only(ds, "reference"), "reference is missing"));
 }
 
 TEST(Validate, BadEntryPoint) {
-  auto ds = validate_solution(parse_solution(with(kSolution, "kernel.cu::run", "kernel.cu:run")), file("s.json"));
+  auto ds =
+      validate_solution(parse_solution(with(kSolution, "kernel.cu::run", "kernel.cu:run")), file("s.json"));
   EXPECT_TRUE(has(only(ds, "spec.entry_point"), "must have the form 'file::function'"));
   ds = validate_solution(parse_solution(with(kSolution, "kernel.cu::run", "other.cu::run")));
-  EXPECT_TRUE(has(only(ds, "spec.entry_point"), "entry_point file 'other.cu' is not one of the sources (kernel.cu, sub/k.h)"));
+  EXPECT_TRUE(has(only(ds, "spec.entry_point"),
+                  "entry_point file 'other.cu' is not one of the sources (kernel.cu, sub/k.h)"));
   ds = validate_solution(parse_solution(with(kSolution, "kernel.cu::run", "kernel.cu::9run")));
   EXPECT_TRUE(has(only(ds, "spec.entry_point"), "'9run' is not a C identifier"));
 }
@@ -108,27 +115,36 @@ TEST(Validate, SourcePaths) {
 }
 
 TEST(Validate, LanguageAndBinding) {
-  auto ds = validate_solution(parse_solution(with(kSolution, R"("language":"cuda")", R"("language":"fortran")")));
+  auto ds =
+      validate_solution(parse_solution(with(kSolution, R"("language":"cuda")", R"("language":"fortran")")));
   EXPECT_TRUE(has(only(ds, "spec.language"), "unknown language 'fortran'"));
-  ds = validate_solution(parse_solution(with(kSolution, R"("language":"cuda")", R"("language":"cuda","binding":"ctypes")")));
+  ds = validate_solution(
+      parse_solution(with(kSolution, R"("language":"cuda")", R"("language":"cuda","binding":"ctypes")")));
   EXPECT_TRUE(has(only(ds, "spec.binding"), "unknown binding 'ctypes'"));
 }
 
 TEST(Validate, WorkloadAgainstDefinition) {
   const Definition def = parse_definition(kDef);
-  auto ds = validate_trace(parse_trace_line(with(kWorkload, R"("axes":{"M":3})", R"("axes":{"M":0,"Z":2})")), &def, file("w.jsonl", 4));
+  auto ds = validate_trace(parse_trace_line(with(kWorkload, R"("axes":{"M":3})", R"("axes":{"M":0,"Z":2})")),
+                           &def, file("w.jsonl", 4));
   EXPECT_TRUE(has(only(ds, "workload.axes.M"), ">= 1, got 0"));
   const Diagnostic z = only(ds, "workload.axes.Z");
   EXPECT_TRUE(has(z, "axis 'Z' is not declared by definition 'tiny'"));
   EXPECT_EQ(z.where.line, 4u);
   ds = validate_trace(parse_trace_line(with(kWorkload, R"("axes":{"M":3})", R"("axes":{})")), &def);
   EXPECT_TRUE(has(only(ds, "workload.axes"), "var axis 'M' of definition 'tiny' has no value"));
-  ds = validate_trace(parse_trace_line(with(kWorkload, R"("A":{"type":"random"})", R"("A":{"type":"scalar","value":1},"B":{"type":"random"})")), &def);
+  ds = validate_trace(parse_trace_line(with(kWorkload, R"("A":{"type":"random"})",
+                                            R"("A":{"type":"scalar","value":1},"B":{"type":"random"})")),
+                      &def);
   EXPECT_TRUE(has(only(ds, "workload.inputs.A"), "a scalar value is given for 'A'"));
   EXPECT_TRUE(has(only(ds, "workload.inputs.B"), "'B' is not an input"));
-  ds = validate_trace(parse_trace_line(with(kWorkload, R"("alpha":{"type":"scalar","value":1.5})", R"("alpha":{"type":"safetensors","path":"../x.safetensors","tensor_key":"a"})")), &def);
+  ds = validate_trace(
+      parse_trace_line(with(kWorkload, R"("alpha":{"type":"scalar","value":1.5})",
+                            R"("alpha":{"type":"safetensors","path":"../x.safetensors","tensor_key":"a"})")),
+      &def);
   EXPECT_TRUE(has(only(ds, "workload.inputs.alpha.path"), "contains a '..' component"));
-  ds = validate_trace(parse_trace_line(with(kWorkload, R"(,"alpha":{"type":"scalar","value":1.5})", "")), &def);
+  ds = validate_trace(parse_trace_line(with(kWorkload, R"(,"alpha":{"type":"scalar","value":1.5})", "")),
+                      &def);
   EXPECT_TRUE(has(only(ds, "workload.inputs"), "input 'alpha' has no descriptor"));
 }
 
@@ -139,27 +155,38 @@ TEST(Validate, WorkloadConstraintFails) {
 }
 
 std::string traced(const std::string& evaluation) {
-  return with(with(kWorkload, R"("evaluation":null)", R"("evaluation":)" + evaluation), R"("solution":null)", R"("solution":"s")");
+  return with(with(kWorkload, R"("evaluation":null)", R"("evaluation":)" + evaluation), R"("solution":null)",
+              R"("solution":"s")");
 }
 
 TEST(Validate, StatusAndBlocksAgree) {
   const std::string corr = R"("correctness":{"max_relative_error":0.1,"max_absolute_error":0.2})";
   const std::string perf = R"("performance":{"latency_ms":1,"reference_latency_ms":2,"speedup_factor":2})";
-  EXPECT_TRUE(validate_trace(parse_trace_line(traced(R"({"status":"PASSED",)" + corr + "," + perf + "}")), nullptr).empty());
+  EXPECT_TRUE(
+      validate_trace(parse_trace_line(traced(R"({"status":"PASSED",)" + corr + "," + perf + "}")), nullptr)
+          .empty());
   auto ds = validate_trace(parse_trace_line(traced(R"({"status":"PASSED",)" + corr + "}")), nullptr);
   EXPECT_TRUE(has(only(ds, "evaluation.performance"), "status PASSED needs a performance block"));
-  ds = validate_trace(parse_trace_line(traced(R"({"status":"INCORRECT_NUMERICAL",)" + corr + "," + perf + "}")), nullptr);
-  EXPECT_TRUE(has(only(ds, "evaluation.performance"), "INCORRECT_NUMERICAL must not have a performance block"));
+  ds = validate_trace(
+      parse_trace_line(traced(R"({"status":"INCORRECT_NUMERICAL",)" + corr + "," + perf + "}")), nullptr);
+  EXPECT_TRUE(
+      has(only(ds, "evaluation.performance"), "INCORRECT_NUMERICAL must not have a performance block"));
   ds = validate_trace(parse_trace_line(traced(R"({"status":"RUNTIME_ERROR",)" + corr + "}")), nullptr);
-  EXPECT_TRUE(has(only(ds, "evaluation.correctness"), "status RUNTIME_ERROR must have neither correctness nor performance"));
-  EXPECT_TRUE(validate_trace(parse_trace_line(traced(R"({"status":"REWARD_HACK","log":"caught"})")), nullptr).empty());
+  EXPECT_TRUE(has(only(ds, "evaluation.correctness"),
+                  "status RUNTIME_ERROR must have neither correctness nor performance"));
+  EXPECT_TRUE(validate_trace(parse_trace_line(traced(R"({"status":"REWARD_HACK","log":"caught"})")), nullptr)
+                  .empty());
 }
 
 TEST(Validate, SetReportsUnknownDefinition) {
   TraceSet set;
   set.add_definition({parse_definition(kDef), file("d.json"), {}});
-  set.add_workload({parse_trace_line(with(kWorkload, R"("definition":"tiny")", R"("definition":"nope")")), file("w.jsonl", 2), {}});
-  set.add_solution({parse_solution(with(kSolution, R"("definition":"tiny")", R"("definition":"nope")")), file("s.json"), {}});
+  set.add_workload({parse_trace_line(with(kWorkload, R"("definition":"tiny")", R"("definition":"nope")")),
+                    file("w.jsonl", 2),
+                    {}});
+  set.add_solution({parse_solution(with(kSolution, R"("definition":"tiny")", R"("definition":"nope")")),
+                    file("s.json"),
+                    {}});
   const auto ds = validate_set(set, ValidateOptions{false, false});
   ASSERT_EQ(count_errors(ds), 2u);
   for (const auto& d : ds) {

@@ -4,9 +4,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
-#include <algorithm>
 #include <memory>
 #include <string>
 #include <thread>
@@ -126,7 +126,8 @@ TEST(Channel, RejectsAnOversizedJsonHeader) {
   RawPeer p;
   auto header = detail::encode_frame_header({1, (64u << 20) + 1, 0});
   write_all(p.peer.get(), std::string(reinterpret_cast<const char*>(header.data()), header.size()));
-  EXPECT_NE(receive_error(*p.channel).find("JSON header of 67108865 bytes exceeds the limit"), std::string::npos);
+  EXPECT_NE(receive_error(*p.channel).find("JSON header of 67108865 bytes exceeds the limit"),
+            std::string::npos);
 }
 
 TEST(Channel, RejectsAPayloadOverTheCap) {
@@ -134,7 +135,8 @@ TEST(Channel, RejectsAPayloadOverTheCap) {
   options.max_payload_bytes = 1024;
   RawPeer p(options);
   write_all(p.peer.get(), raw_frame(1, R"({"kind":"x"})", std::string(1025, 'x')));
-  EXPECT_NE(receive_error(*p.channel).find("payload of 1025 bytes exceeds the limit of 1024"), std::string::npos);
+  EXPECT_NE(receive_error(*p.channel).find("payload of 1025 bytes exceeds the limit of 1024"),
+            std::string::npos);
 }
 
 std::size_t resident_bytes() {

@@ -10,8 +10,8 @@ namespace {
 TEST(FrameHeader, IsLittleEndianByteForByte) {
   auto bytes = encode_frame_header({0x0102030405060708ull, 0x11223344u, 0xa1a2a3a4a5a6a7a8ull});
   const unsigned expected[kFrameHeaderSize] = {
-      'K', 'H', 'W', '1',                              // magic
-      1, 0, 0, 0,                                      // version
+      'K',  'H',  'W',  '1',                           // magic
+      1,    0,    0,    0,                             // version
       0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,  // request_id
       0x44, 0x33, 0x22, 0x11,                          // json_len
       0xa8, 0xa7, 0xa6, 0xa5, 0xa4, 0xa3, 0xa2, 0xa1,  // payload_len

@@ -120,7 +120,8 @@ kh::Message handle(kh::Channel& channel, const kh::Message& request) {
     std::abort();
   }
   if (kind == "open_files") return kh::Message::make("files", id, open_files());
-  if (kind == "allocate") return kh::Message::make("allocated", id, allocate(h.at("bytes").get<std::uint64_t>()));
+  if (kind == "allocate")
+    return kh::Message::make("allocated", id, allocate(h.at("bytes").get<std::uint64_t>()));
   if (kind == "throw") throw std::runtime_error("handler failed on purpose");
   if (kind == "progress") {
     for (int i = 0; i < h.value("count", 3); ++i) channel.send(kh::Message::make("log", id, {{"line", i}}));

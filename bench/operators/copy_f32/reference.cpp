@@ -1,5 +1,6 @@
 // C++ reference for copy_f32.
 #include <kharness/kernel.h>
+
 #include <cstring>
 
 void copy_reference(const DLTensor* x, DLTensor* y, kh_stream_t /*stream*/) {

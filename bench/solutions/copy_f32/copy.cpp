@@ -1,5 +1,6 @@
 // The CPU backend's candidate for copy_f32, so the benchmarks run in CI.
 #include <kharness/kernel.h>
+
 #include <cstring>
 
 void copy(const DLTensor* x, DLTensor* y, kh_stream_t /*stream*/) {

@@ -12,7 +12,8 @@ namespace kh::detail {
 
 namespace {
 constexpr std::string_view kKeyFormat = "kharness-build-key-1";
-constexpr std::array<std::string_view, 3> kAbiHeaders{"kharness/kernel.h", "kharness/entry.h", "dlpack/dlpack.h"};
+constexpr std::array<std::string_view, 3> kAbiHeaders{"kharness/kernel.h", "kharness/entry.h",
+                                                      "dlpack/dlpack.h"};
 
 void update_list(Sha256& h, const std::vector<std::string>& items) {
   h.update_field(std::to_string(items.size()));
@@ -28,8 +29,8 @@ std::string read_file(const std::filesystem::path& file) {
 }
 }  // namespace
 
-std::string build_key(const BuildRequest& request, const Toolchain& toolchain, const std::filesystem::path& include_dir,
-                      const EntryShim& shim) {
+std::string build_key(const BuildRequest& request, const Toolchain& toolchain,
+                      const std::filesystem::path& include_dir, const EntryShim& shim) {
   Sha256 h;
   h.update_field(kKeyFormat);
   h.update_field(request.language);

@@ -34,9 +34,7 @@ class Fd {
   int fd_;
 };
 
-[[noreturn]] void fail(const std::string& what) {
-  throw Error(what + ": " + std::strerror(errno));
-}
+[[noreturn]] void fail(const std::string& what) { throw Error(what + ": " + std::strerror(errno)); }
 
 // In the child, between fork and exec: only async-signal-safe calls.
 [[noreturn]] void exec_child(const std::vector<char*>& argv, const char* cwd, int out_fd) {

@@ -24,7 +24,6 @@ inline constexpr std::size_t kMaxOutput = 4u << 20;
 // group (nvcc's cicc, ptxas, ...) is killed with SIGKILL. Throws kh::Error if the
 // process cannot be started.
 [[nodiscard]] ProcessOutcome run_process(const std::vector<std::string>& argv,
-                                         const std::filesystem::path& cwd,
-                                         std::chrono::milliseconds timeout);
+                                         const std::filesystem::path& cwd, std::chrono::milliseconds timeout);
 
 }  // namespace kh::detail

@@ -48,7 +48,8 @@ std::string trimmed(std::string_view s) {
 std::string first_error_line(std::string_view log) {
   const std::vector<std::string_view> lines = split_lines(log);
   for (std::string_view line : lines) {
-    if (reports_error(line) && line.find(kShimMessagePrefix) != std::string_view::npos) return shim_message(line);
+    if (reports_error(line) && line.find(kShimMessagePrefix) != std::string_view::npos)
+      return shim_message(line);
   }
   for (std::string_view line : lines) {
     if (reports_error(line)) return trimmed(line);

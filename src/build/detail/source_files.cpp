@@ -10,9 +10,7 @@
 namespace kh::detail {
 
 namespace {
-bool bad_char(char c) {
-  return c == '\\' || c == '"' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-}
+bool bad_char(char c) { return c == '\\' || c == '"' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }
 }  // namespace
 
 void validate_source_path(std::string_view path, std::size_t index) {
@@ -20,14 +18,18 @@ void validate_source_path(std::string_view path, std::size_t index) {
   if (path.empty()) throw Error(where, "source path is empty");
   if (path.front() == '/') throw Error(where, "source path '" + std::string(path) + "' is absolute");
   for (char c : path) {
-    if (bad_char(c)) throw Error(where, "source path '" + std::string(path) + "' has a backslash, quote or control character");
+    if (bad_char(c))
+      throw Error(where,
+                  "source path '" + std::string(path) + "' has a backslash, quote or control character");
   }
   std::string_view rest = path;
   while (true) {
     const std::size_t slash = rest.find('/');
     const std::string_view part = rest.substr(0, slash);
-    if (part == "..") throw Error(where, "source path '" + std::string(path) + "' leaves the solution directory ('..')");
-    if (part.empty() || part == ".") throw Error(where, "source path '" + std::string(path) + "' is not normalised");
+    if (part == "..")
+      throw Error(where, "source path '" + std::string(path) + "' leaves the solution directory ('..')");
+    if (part.empty() || part == ".")
+      throw Error(where, "source path '" + std::string(path) + "' is not normalised");
     if (slash == std::string_view::npos) return;
     rest.remove_prefix(slash + 1);
   }

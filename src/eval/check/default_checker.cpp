@@ -1,8 +1,8 @@
 #include "eval/check/default_checker.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "tensor/element_access.h"
 
@@ -24,7 +24,8 @@ std::string failure_reason(const std::string& name, const ValueComparison& c, co
   }
   if (!c.passes(t)) {
     return fmt::format(
-        "output '{}': {:.4f}% of elements within atol={} rtol={} (required {:.4f}%); first mismatch at flat index {}: "
+        "output '{}': {:.4f}% of elements within atol={} rtol={} (required {:.4f}%); first mismatch at flat "
+        "index {}: "
         "got {}, expected {}",
         name, c.matched_ratio() * 100, t.atol, t.rtol, t.required_matched_ratio * 100, c.first_mismatch,
         a[c.first_mismatch], r[c.first_mismatch]);

@@ -8,11 +8,10 @@
 
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "eval/check/value_comparison.h"
 #include "tensor/host_tensor.h"

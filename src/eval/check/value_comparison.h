@@ -25,7 +25,7 @@ struct ValueComparison {
   double mean_abs_error = 0;
   bool actual_all_zero = true;
   bool reference_all_zero = true;
-  bool actual_constant = true;     // every candidate element equal to the first
+  bool actual_constant = true;  // every candidate element equal to the first
   bool reference_constant = true;
 
   [[nodiscard]] double matched_ratio() const {
@@ -39,7 +39,7 @@ struct ValueComparison {
 // Compares two equally long value arrays. Non-finite reference elements must be
 // matched exactly (NaN with NaN, +Inf with +Inf) and are not counted as the
 // candidate's non-finite values.
-[[nodiscard]] ValueComparison compare_values(std::span<const double> actual, std::span<const double> reference,
-                                             const Tolerance& tolerance);
+[[nodiscard]] ValueComparison compare_values(std::span<const double> actual,
+                                             std::span<const double> reference, const Tolerance& tolerance);
 
 }  // namespace kh

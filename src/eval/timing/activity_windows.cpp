@@ -18,10 +18,9 @@ struct WindowExtent {
 std::optional<std::size_t> window_of(std::uint64_t t, const std::vector<TimingWindow>& windows,
                                      std::uint64_t slack) {
   // The first window that begins after t + slack; the candidate is the one before it.
-  const auto after = std::upper_bound(windows.begin(), windows.end(), t,
-                                      [slack](std::uint64_t time, const TimingWindow& w) {
-                                        return time + slack < w.begin_ns;
-                                      });
+  const auto after = std::upper_bound(
+      windows.begin(), windows.end(), t,
+      [slack](std::uint64_t time, const TimingWindow& w) { return time + slack < w.begin_ns; });
   if (after == windows.begin()) return std::nullopt;
   const auto index = static_cast<std::size_t>(std::distance(windows.begin(), after) - 1);
   if (t > windows[index].end_ns + slack) return std::nullopt;
@@ -55,7 +54,8 @@ WindowAssignment assign_to_windows(const std::vector<ActivityRecord>& records,
     if (!before_timing && !rule.housekeeping_streams.contains(record.stream_id)) ++result.strays;
   }
   result.samples.reserve(windows.size());
-  for (std::size_t i = 0; i < windows.size(); ++i) result.samples.push_back(to_sample(extents[i], windows[i]));
+  for (std::size_t i = 0; i < windows.size(); ++i)
+    result.samples.push_back(to_sample(extents[i], windows[i]));
   return result;
 }
 

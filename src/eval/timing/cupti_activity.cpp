@@ -49,10 +49,17 @@ ActivityRecord to_record(const CUpti_Activity* activity) {
 bool convert(const CUpti_Activity* activity, ActivityRecord& out) {
   switch (activity->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: out = to_record<CUpti_ActivityKernel10>(activity); return true;
-    case CUPTI_ACTIVITY_KIND_MEMCPY: out = to_record<CUpti_ActivityMemcpy6>(activity); return true;
-    case CUPTI_ACTIVITY_KIND_MEMSET: out = to_record<CUpti_ActivityMemset4>(activity); return true;
-    default: return false;
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      out = to_record<CUpti_ActivityKernel10>(activity);
+      return true;
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+      out = to_record<CUpti_ActivityMemcpy6>(activity);
+      return true;
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+      out = to_record<CUpti_ActivityMemset4>(activity);
+      return true;
+    default:
+      return false;
   }
 }
 

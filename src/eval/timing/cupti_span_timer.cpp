@@ -6,7 +6,8 @@
 namespace kh {
 
 CuptiSpanTimer::CuptiSpanTimer(const std::vector<cudaStream_t>& housekeeping) {
-  for (cudaStream_t stream : housekeeping) rule_.housekeeping_streams.insert(CuptiActivity::stream_id(stream));
+  for (cudaStream_t stream : housekeeping)
+    rule_.housekeeping_streams.insert(CuptiActivity::stream_id(stream));
 }
 
 void CuptiSpanTimer::start() {
@@ -31,7 +32,8 @@ void CuptiSpanTimer::stop() {
   }
   TimingWindow& window = windows_.back();
   window.end_ns = CuptiActivity::timestamp_ns();
-  window.host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_begin_).count();
+  window.host_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_begin_).count();
 }
 
 std::vector<IterationSample> CuptiSpanTimer::finish() {

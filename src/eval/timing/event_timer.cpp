@@ -25,7 +25,8 @@ void EventTimer::stop() {
   // Both events completed in the synchronisation above, so reading them here does
   // not stall the loop any further, and two events serve every iteration.
   const double event_ms = std::max(0.0, static_cast<double>(CudaEvent::elapsed_ms(begin_, end_)));
-  samples_.push_back(IterationSample{.span_ms = event_ms, .activities = 1, .valid = true, .host_ms = host_ms});
+  samples_.push_back(
+      IterationSample{.span_ms = event_ms, .activities = 1, .valid = true, .host_ms = host_ms});
 }
 
 std::vector<IterationSample> EventTimer::finish() {

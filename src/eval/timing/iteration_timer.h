@@ -12,9 +12,9 @@
 namespace kh {
 
 struct IterationSample {
-  double span_ms = 0;       // first activity start to last activity end, all streams
-  int activities = 0;       // kernels, copies and sets seen in the window (CUPTI), else 1
-  bool valid = true;        // false: nothing was seen in the window (never 0 us)
+  double span_ms = 0;  // first activity start to last activity end, all streams
+  int activities = 0;  // kernels, copies and sets seen in the window (CUPTI), else 1
+  bool valid = true;   // false: nothing was seen in the window (never 0 us)
   // Host wall time from start() to the end of stop()'s device synchronisation. An
   // independent second source: the protocol cross-checks it against span_ms (a
   // CUPTI window with no records while the host saw time passing means tampering).

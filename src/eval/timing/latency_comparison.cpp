@@ -6,10 +6,14 @@ namespace kh {
 
 std::string_view comparison_name(Comparison c) noexcept {
   switch (c) {
-    case Comparison::faster: return "faster";
-    case Comparison::slower: return "slower";
-    case Comparison::same: return "same";
-    case Comparison::ambiguous: return "ambiguous";
+    case Comparison::faster:
+      return "faster";
+    case Comparison::slower:
+      return "slower";
+    case Comparison::same:
+      return "same";
+    case Comparison::ambiguous:
+      return "ambiguous";
   }
   return "ambiguous";
 }

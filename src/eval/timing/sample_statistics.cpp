@@ -23,9 +23,7 @@ double sorted_quantile(const std::vector<double>& sorted, double q) {
 void median_interval(const std::vector<double>& sorted, double& low, double& high) {
   const double n = static_cast<double>(sorted.size());
   const double half_width = 1.96 * std::sqrt(n) / 2.0;
-  auto clamp_rank = [&](double r) {
-    return static_cast<std::size_t>(std::clamp(r, 0.0, n - 1));
-  };
+  auto clamp_rank = [&](double r) { return static_cast<std::size_t>(std::clamp(r, 0.0, n - 1)); };
   low = sorted[clamp_rank(std::floor(n / 2.0 - half_width))];
   high = sorted[clamp_rank(std::ceil(n / 2.0 + half_width) - 1)];
 }

@@ -15,9 +15,9 @@ struct SampleStatistics {
   double q3 = 0;  // 75th percentile
   double min = 0;
   double max = 0;
-  double stdev = 0;      // sample standard deviation (n-1)
-  double noise = 0;      // relative standard deviation, stdev / mean
-  double ci_low = 0;     // 95% distribution-free confidence interval of the median
+  double stdev = 0;   // sample standard deviation (n-1)
+  double noise = 0;   // relative standard deviation, stdev / mean
+  double ci_low = 0;  // 95% distribution-free confidence interval of the median
   double ci_high = 0;
 };
 

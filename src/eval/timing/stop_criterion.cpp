@@ -1,8 +1,8 @@
 #include "eval/timing/stop_criterion.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "error/error.h"
 
@@ -33,8 +33,8 @@ class StdRelCriterion final : public StopCriterion {
 
   std::string reason() const override {
     if (n_ >= p_.max_samples) return fmt::format("reached {} samples", n_);
-    return fmt::format("noise {:.2f}% (target {:.2f}%) after {} samples, {:.3f} s measured",
-                       noise() * 100, p_.max_noise * 100, n_, total_ms_ / 1e3);
+    return fmt::format("noise {:.2f}% (target {:.2f}%) after {} samples, {:.3f} s measured", noise() * 100,
+                       p_.max_noise * 100, n_, total_ms_ / 1e3);
   }
 
  private:

@@ -12,9 +12,9 @@
 namespace kh {
 
 struct StopParameters {
-  double max_noise = 0.005;      // relative stdev to reach (0.5%)
+  double max_noise = 0.005;  // relative stdev to reach (0.5%)
   std::size_t min_samples = 10;
-  double min_time_s = 0.5;       // accumulated measured time, seconds
+  double min_time_s = 0.5;  // accumulated measured time, seconds
   // Wall-clock limit, checked by the caller. Tiny kernels rarely reach 0.5 s of measured
   // time (each cold sample costs a flush), so this is what ends most of their runs.
   double timeout_s = 5.0;

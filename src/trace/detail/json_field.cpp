@@ -16,15 +16,23 @@ std::string index_field(const std::string& prefix, std::size_t index) {
 
 std::string type_of(const ordered_json& j) {
   switch (j.type()) {
-    case ordered_json::value_t::null: return "null";
-    case ordered_json::value_t::object: return "an object";
-    case ordered_json::value_t::array: return "an array";
-    case ordered_json::value_t::string: return "a string";
-    case ordered_json::value_t::boolean: return "a bool";
+    case ordered_json::value_t::null:
+      return "null";
+    case ordered_json::value_t::object:
+      return "an object";
+    case ordered_json::value_t::array:
+      return "an array";
+    case ordered_json::value_t::string:
+      return "a string";
+    case ordered_json::value_t::boolean:
+      return "a bool";
     case ordered_json::value_t::number_integer:
-    case ordered_json::value_t::number_unsigned: return "an integer";
-    case ordered_json::value_t::number_float: return "a float";
-    default: return "an unsupported value";
+    case ordered_json::value_t::number_unsigned:
+      return "an integer";
+    case ordered_json::value_t::number_float:
+      return "a float";
+    default:
+      return "an unsupported value";
   }
 }
 
@@ -52,7 +60,9 @@ bool FieldReader::missing(std::string_view key) const {
   return v == nullptr || v->is_null();
 }
 
-void FieldReader::fail(std::string_view key, const std::string& reason) const { throw Error(at(key), reason); }
+void FieldReader::fail(std::string_view key, const std::string& reason) const {
+  throw Error(at(key), reason);
+}
 
 const ordered_json& FieldReader::required(std::string_view key) const {
   const ordered_json* v = find(key);
@@ -114,7 +124,8 @@ std::int64_t to_int64(const ordered_json& j, const Location& where) {
     return static_cast<std::int64_t>(u);
   }
   if (j.is_number_integer()) return j.get<std::int64_t>();
-  throw Error(where, "expected an integer, got " + type_of(j) + (j.is_number_float() ? " (" + j.dump() + ")" : ""));
+  throw Error(where,
+              "expected an integer, got " + type_of(j) + (j.is_number_float() ? " (" + j.dump() + ")" : ""));
 }
 
 void put(ordered_json& out, std::string_view key, const ordered_json& value) {

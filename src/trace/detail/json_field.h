@@ -4,12 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "error/error.h"
 
@@ -39,13 +38,13 @@ class FieldReader {
   [[nodiscard]] bool missing(std::string_view key) const;
 
   [[nodiscard]] const ordered_json& required(std::string_view key) const;
-  [[nodiscard]] std::string string(std::string_view key) const;                       // required
+  [[nodiscard]] std::string string(std::string_view key) const;                           // required
   [[nodiscard]] std::string string_or(std::string_view key, std::string fallback) const;  // absent/null ok
   [[nodiscard]] std::optional<std::string> nullable_string(std::string_view key) const;
   [[nodiscard]] std::optional<bool> boolean(std::string_view key) const;
-  [[nodiscard]] double number(std::string_view key) const;  // required
+  [[nodiscard]] double number(std::string_view key) const;                         // required
   [[nodiscard]] std::vector<std::string> string_list(std::string_view key) const;  // absent/null: empty
-  [[nodiscard]] FieldReader object(std::string_view key) const;                   // required
+  [[nodiscard]] FieldReader object(std::string_view key) const;                    // required
 
   [[noreturn]] void fail(std::string_view key, const std::string& reason) const;
 

@@ -16,7 +16,9 @@ class Report {
   explicit Report(Location base) : base_(std::move(base)) {}
 
   void error(std::string_view field, std::string message) { add(Severity::error, field, std::move(message)); }
-  void warning(std::string_view field, std::string message) { add(Severity::warning, field, std::move(message)); }
+  void warning(std::string_view field, std::string message) {
+    add(Severity::warning, field, std::move(message));
+  }
   void add(Severity s, std::string_view field, std::string message) {
     Location at = base_;
     if (!field.empty()) at.field = join_field(base_.field, field);
@@ -32,7 +34,6 @@ class Report {
   Location base_;
   std::vector<Diagnostic> out_;
 };
-
 
 // Why a relative path in a solution or workload is unsafe ("is absolute", "contains '..'"),
 // or empty when it is fine.

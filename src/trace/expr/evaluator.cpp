@@ -40,12 +40,18 @@ double as_real(const Value& v) { return v.kind == Kind::real ? v.r : static_cast
 
 const char* kind_name(Kind k) {
   switch (k) {
-    case Kind::integer: return "an integer";
-    case Kind::real: return "a float";
-    case Kind::boolean: return "a bool";
-    case Kind::shape: return "a shape";
-    case Kind::tensor: return "a tensor";
-    case Kind::unknown: return "unknown";
+    case Kind::integer:
+      return "an integer";
+    case Kind::real:
+      return "a float";
+    case Kind::boolean:
+      return "a bool";
+    case Kind::shape:
+      return "a shape";
+    case Kind::tensor:
+      return "a tensor";
+    case Kind::unknown:
+      return "unknown";
   }
   return "a value";
 }
@@ -126,11 +132,16 @@ Value real_arith(const std::string& op, double a, double b) {
 
 Truth to_truth(const Value& v) {
   switch (v.kind) {
-    case Kind::boolean: return v.b ? Truth::is_true : Truth::is_false;
-    case Kind::integer: return v.i != 0 ? Truth::is_true : Truth::is_false;
-    case Kind::real: return v.r != 0.0 ? Truth::is_true : Truth::is_false;
-    case Kind::unknown: return Truth::unknown;
-    default: fail(std::string("expected a number or a bool, got ") + kind_name(v.kind));
+    case Kind::boolean:
+      return v.b ? Truth::is_true : Truth::is_false;
+    case Kind::integer:
+      return v.i != 0 ? Truth::is_true : Truth::is_false;
+    case Kind::real:
+      return v.r != 0.0 ? Truth::is_true : Truth::is_false;
+    case Kind::unknown:
+      return Truth::unknown;
+    default:
+      fail(std::string("expected a number or a bool, got ") + kind_name(v.kind));
   }
 }
 
@@ -140,7 +151,8 @@ Truth compare(const std::string& op, const Value& a, const Value& b) {
   if (a.kind == Kind::shape && b.kind == Kind::shape && (op == "==" || op == "!="))
     return yes((a.dims == b.dims) == (op == "=="));
   if (!is_number(a) || !is_number(b))
-    fail(std::string("cannot compare ") + kind_name(a.kind) + " with " + kind_name(b.kind) + " using '" + op + "'");
+    fail(std::string("cannot compare ") + kind_name(a.kind) + " with " + kind_name(b.kind) + " using '" + op +
+         "'");
   int c = 0;
   if (is_int(a) && is_int(b)) {
     c = as_int(a) < as_int(b) ? -1 : (as_int(a) > as_int(b) ? 1 : 0);
@@ -177,16 +189,26 @@ class Evaluator {
 
   Value eval(const Node& n) {
     switch (n.kind) {
-      case NodeKind::integer: return integer(n.int_value);
-      case NodeKind::real: return real(n.real_value);
-      case NodeKind::boolean: return boolean(n.bool_value);
-      case NodeKind::name: return lookup(n.text);
-      case NodeKind::unary: return unary(n);
-      case NodeKind::binary: return binary(n);
-      case NodeKind::compare: return chain(n);
-      case NodeKind::attribute: return shape_of(eval(*n.children[0]));
-      case NodeKind::index: return index(eval(*n.children[0]), eval(*n.children[1]));
-      case NodeKind::call: return item(eval(*n.children[0]));
+      case NodeKind::integer:
+        return integer(n.int_value);
+      case NodeKind::real:
+        return real(n.real_value);
+      case NodeKind::boolean:
+        return boolean(n.bool_value);
+      case NodeKind::name:
+        return lookup(n.text);
+      case NodeKind::unary:
+        return unary(n);
+      case NodeKind::binary:
+        return binary(n);
+      case NodeKind::compare:
+        return chain(n);
+      case NodeKind::attribute:
+        return shape_of(eval(*n.children[0]));
+      case NodeKind::index:
+        return index(eval(*n.children[0]), eval(*n.children[1]));
+      case NodeKind::call:
+        return item(eval(*n.children[0]));
     }
     fail("unknown expression node");
   }
@@ -271,12 +293,15 @@ class Evaluator {
     if (!is_int(idx)) fail(std::string("an index must be an integer, got ") + kind_name(idx.kind));
     const std::int64_t i = as_int(idx);
     if (base.kind == Kind::shape)
-      return integer(base.dims[static_cast<std::size_t>(normalize_index(i, static_cast<std::int64_t>(base.dims.size()), "shape"))]);
+      return integer(base.dims[static_cast<std::size_t>(
+          normalize_index(i, static_cast<std::int64_t>(base.dims.size()), "shape"))]);
     if (base.kind != Kind::tensor) fail(std::string("cannot index ") + kind_name(base.kind));
     if (base.indices.size() >= base.dims.size())
       fail("too many indices for tensor '" + base.tensor + "' of rank " + std::to_string(base.dims.size()));
     Value out = base;
-    out.indices.push_back(normalize_index(i, base.dims[base.indices.size()], "dimension " + std::to_string(base.indices.size()) + " of tensor '" + base.tensor + "'"));
+    out.indices.push_back(normalize_index(
+        i, base.dims[base.indices.size()],
+        "dimension " + std::to_string(base.indices.size()) + " of tensor '" + base.tensor + "'"));
     return out;
   }
 
@@ -287,7 +312,8 @@ class Evaluator {
     for (std::size_t d = 0; d < v.dims.size(); ++d) {
       const std::int64_t at = d < v.indices.size() ? v.indices[d] : 0;
       if (d >= v.indices.size() && v.dims[d] != 1)
-        fail(".item() needs a 1-element selection of tensor '" + v.tensor + "', but dimension " + std::to_string(d) + " has size " + std::to_string(v.dims[d]));
+        fail(".item() needs a 1-element selection of tensor '" + v.tensor + "', but dimension " +
+             std::to_string(d) + " has size " + std::to_string(v.dims[d]));
       std::int64_t scaled = 0;
       if (__builtin_mul_overflow(flat, v.dims[d], &scaled) || __builtin_add_overflow(scaled, at, &flat))
         fail("index overflow in tensor '" + v.tensor + "'");
@@ -304,20 +330,24 @@ class Evaluator {
 
 std::string Value::to_string() const {
   switch (kind) {
-    case Kind::integer: return std::to_string(i);
+    case Kind::integer:
+      return std::to_string(i);
     case Kind::real: {
       std::ostringstream s;
       s << r;
       return s.str();
     }
-    case Kind::boolean: return b ? "True" : "False";
+    case Kind::boolean:
+      return b ? "True" : "False";
     case Kind::shape: {
       std::string s = "(";
       for (std::size_t k = 0; k < dims.size(); ++k) s += (k ? ", " : "") + std::to_string(dims[k]);
       return s + (dims.size() == 1 ? ",)" : ")");
     }
-    case Kind::tensor: return "tensor '" + tensor + "'";
-    case Kind::unknown: return "unknown";
+    case Kind::tensor:
+      return "tensor '" + tensor + "'";
+    case Kind::unknown:
+      return "unknown";
   }
   return "?";
 }

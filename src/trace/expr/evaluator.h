@@ -17,7 +17,7 @@ namespace kh::expr {
 
 struct Environment {
   const std::map<std::string, std::int64_t>* axes = nullptr;  // may be null
-  const TensorAccess* tensors = nullptr;                     // may be null
+  const TensorAccess* tensors = nullptr;                      // may be null
 };
 
 struct Value {

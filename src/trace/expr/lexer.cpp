@@ -16,8 +16,7 @@ bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0;
 
 // Longest operators first so that "**" wins over "*".
 constexpr std::array<std::string_view, 19> kOperators = {
-    "**", "//", "==", "!=", "<=", ">=", "<", ">", "+", "-",
-    "*",  "/",  "%",  "(",  ")",  "[",  "]", ".", ","};
+    "**", "//", "==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "%", "(", ")", "[", "]", ".", ","};
 
 Token lex_number(std::string_view src, std::size_t start) {
   std::size_t i = start;
@@ -91,7 +90,8 @@ std::vector<Token> tokenize(std::string_view src) {
     }
     if (!matched) {
       const auto byte = static_cast<unsigned char>(c);
-      std::string shown = std::isprint(byte) != 0 ? std::string("'") + c + "'" : "byte " + std::to_string(byte);
+      std::string shown =
+          std::isprint(byte) != 0 ? std::string("'") + c + "'" : "byte " + std::to_string(byte);
       throw SyntaxError(i, "unexpected character " + shown);
     }
   }

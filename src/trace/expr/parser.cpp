@@ -28,7 +28,8 @@ class Parser {
   struct DepthGuard {
     Parser& p;
     explicit DepthGuard(Parser& parser) : p(parser) {
-      if (++p.depth_ > kMaxDepth) p.fail("expression nests deeper than " + std::to_string(kMaxDepth) + " levels");
+      if (++p.depth_ > kMaxDepth)
+        p.fail("expression nests deeper than " + std::to_string(kMaxDepth) + " levels");
     }
     ~DepthGuard() { --p.depth_; }
     DepthGuard(const DepthGuard&) = delete;
@@ -46,7 +47,9 @@ class Parser {
   }
 
   void expect_op(std::string_view op) {
-    if (!is_op(op)) fail("expected '" + std::string(op) + "'" + (peek().kind == TokenKind::end ? "" : " but found '" + peek().text + "'"));
+    if (!is_op(op))
+      fail("expected '" + std::string(op) + "'" +
+           (peek().kind == TokenKind::end ? "" : " but found '" + peek().text + "'"));
     take();
   }
 
@@ -58,7 +61,8 @@ class Parser {
     return n;
   }
 
-  static std::unique_ptr<Node> join(NodeKind kind, std::string op, std::unique_ptr<Node> lhs, std::unique_ptr<Node> rhs) {
+  static std::unique_ptr<Node> join(NodeKind kind, std::string op, std::unique_ptr<Node> lhs,
+                                    std::unique_ptr<Node> rhs) {
     auto n = make(kind, lhs->pos, std::move(op));
     n->children.push_back(std::move(lhs));
     n->children.push_back(std::move(rhs));
@@ -198,7 +202,8 @@ class Parser {
         n->real_value = take().real_value;
         return n;
       }
-      case TokenKind::name: return name_atom();
+      case TokenKind::name:
+        return name_atom();
       case TokenKind::op:
         if (t.text == "(") {
           take();
@@ -207,13 +212,15 @@ class Parser {
           return inner;
         }
         fail("unexpected '" + t.text + "'");
-      case TokenKind::end: fail("expected a value");
+      case TokenKind::end:
+        fail("expected a value");
     }
     fail("expected a value");
   }
 
   std::unique_ptr<Node> name_atom() {
-    static const std::set<std::string, std::less<>> reserved = {"and", "or", "not", "in", "is", "if", "else", "lambda", "None"};
+    static const std::set<std::string, std::less<>> reserved = {"and", "or",   "not",    "in",  "is",
+                                                                "if",  "else", "lambda", "None"};
     const Token& t = peek();
     if (t.text == "True" || t.text == "False") {
       auto n = make(NodeKind::boolean, t.pos);
@@ -247,7 +254,8 @@ std::unique_ptr<Node> parse_expression(std::string_view source) {
   // that evaluating and destroying a tree stays shallow.
   constexpr std::size_t kMaxTokens = 1000;
   if (tokens.size() > kMaxTokens)
-    throw SyntaxError(tokens[kMaxTokens].pos, "expression longer than " + std::to_string(kMaxTokens) + " tokens");
+    throw SyntaxError(tokens[kMaxTokens].pos,
+                      "expression longer than " + std::to_string(kMaxTokens) + " tokens");
   return Parser(std::move(tokens)).parse_all();
 }
 

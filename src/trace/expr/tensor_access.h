@@ -17,7 +17,8 @@ class TensorAccess {
   // nullopt when the tensor or its shape is not known here.
   [[nodiscard]] virtual std::optional<std::vector<std::int64_t>> shape(std::string_view name) const = 0;
   // Element `flat_index` (row-major) of tensor `name`; nullopt when the data is not available.
-  [[nodiscard]] virtual std::optional<double> value_at(std::string_view name, std::int64_t flat_index) const = 0;
+  [[nodiscard]] virtual std::optional<double> value_at(std::string_view name,
+                                                       std::int64_t flat_index) const = 0;
 };
 
 }  // namespace kh::expr

@@ -52,13 +52,20 @@ bool close_other_fds(int first) noexcept {
 
 const char* resource_name(int resource) {
   switch (resource) {
-    case RLIMIT_AS: return "RLIMIT_AS";
-    case RLIMIT_FSIZE: return "RLIMIT_FSIZE";
-    case RLIMIT_NOFILE: return "RLIMIT_NOFILE";
-    case RLIMIT_NPROC: return "RLIMIT_NPROC";
-    case RLIMIT_CPU: return "RLIMIT_CPU";
-    case RLIMIT_CORE: return "RLIMIT_CORE";
-    default: return "RLIMIT_?";
+    case RLIMIT_AS:
+      return "RLIMIT_AS";
+    case RLIMIT_FSIZE:
+      return "RLIMIT_FSIZE";
+    case RLIMIT_NOFILE:
+      return "RLIMIT_NOFILE";
+    case RLIMIT_NPROC:
+      return "RLIMIT_NPROC";
+    case RLIMIT_CPU:
+      return "RLIMIT_CPU";
+    case RLIMIT_CORE:
+      return "RLIMIT_CORE";
+    default:
+      return "RLIMIT_?";
   }
 }
 
@@ -146,15 +153,24 @@ void run_child(const ExecPlan& plan) noexcept {
 
 std::string describe_step(const ChildFailure& failure) {
   switch (failure.step) {
-    case ChildStep::reset_signals: return "sigprocmask";
-    case ChildStep::setsid: return "setsid";
-    case ChildStep::set_pdeathsig: return "prctl(PR_SET_PDEATHSIG)";
-    case ChildStep::set_no_new_privs: return "prctl(PR_SET_NO_NEW_PRIVS)";
-    case ChildStep::redirect_fds: return "dup2";
-    case ChildStep::close_other_fds: return "close_range";
-    case ChildStep::chdir: return "chdir";
-    case ChildStep::setrlimit: return std::string("setrlimit(") + resource_name(failure.resource) + ")";
-    case ChildStep::execve: return "execve";
+    case ChildStep::reset_signals:
+      return "sigprocmask";
+    case ChildStep::setsid:
+      return "setsid";
+    case ChildStep::set_pdeathsig:
+      return "prctl(PR_SET_PDEATHSIG)";
+    case ChildStep::set_no_new_privs:
+      return "prctl(PR_SET_NO_NEW_PRIVS)";
+    case ChildStep::redirect_fds:
+      return "dup2";
+    case ChildStep::close_other_fds:
+      return "close_range";
+    case ChildStep::chdir:
+      return "chdir";
+    case ChildStep::setrlimit:
+      return std::string("setrlimit(") + resource_name(failure.resource) + ")";
+    case ChildStep::execve:
+      return "execve";
   }
   return "unknown step";
 }

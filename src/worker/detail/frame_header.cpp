@@ -1,8 +1,8 @@
 #include "worker/detail/frame_header.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "error/error.h"
 

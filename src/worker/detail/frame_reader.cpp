@@ -1,10 +1,10 @@
 #include "worker/detail/frame_reader.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <new>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "error/error.h"
 

@@ -7,8 +7,6 @@ namespace kh::detail {
 
 std::string errno_text(int err) { return std::system_category().message(err); }
 
-Error os_error(std::string_view what, int err) {
-  return Error(std::string(what) + ": " + errno_text(err));
-}
+Error os_error(std::string_view what, int err) { return Error(std::string(what) + ": " + errno_text(err)); }
 
 }  // namespace kh::detail

@@ -1,10 +1,10 @@
 #include "eval/check/value_comparison.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <limits>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace kh {
 

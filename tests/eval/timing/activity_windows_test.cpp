@@ -16,8 +16,8 @@ WindowRule no_slack() {
 TEST(ActivityWindows, SpanIsFirstStartToLastEndAcrossStreams) {
   const std::vector<TimingWindow> windows = {{100 * kUs, 500 * kUs, 0.4}};
   const std::vector<ActivityRecord> records = {
-      {110 * kUs, 120 * kUs, 7},   // the candidate's stream
-      {115 * kUs, 330 * kUs, 9},   // a side stream: ends last
+      {110 * kUs, 120 * kUs, 7},  // the candidate's stream
+      {115 * kUs, 330 * kUs, 9},  // a side stream: ends last
   };
   const WindowAssignment result = assign_to_windows(records, windows, no_slack());
   ASSERT_EQ(result.samples.size(), 1u);
@@ -55,8 +55,7 @@ TEST(ActivityWindows, StraysAreCountedButNotBeforeTimingNorOnHousekeepingStreams
       {250 * kUs, 260 * kUs, 3},  // the harness's flush between windows: ignored
       {210 * kUs, 220 * kUs, 7},  // the candidate's straggler between windows: stray
       {450 * kUs, 460 * kUs, 9},  // after the last window: stray
-      {150 * kUs, 160 * kUs, 7},
-      {350 * kUs, 360 * kUs, 7},
+      {150 * kUs, 160 * kUs, 7}, {350 * kUs, 360 * kUs, 7},
   };
   const WindowAssignment result = assign_to_windows(records, windows, rule);
   EXPECT_EQ(result.strays, 2u);

@@ -21,8 +21,8 @@ inline std::string no_gpu_reason() {
 
 }  // namespace kh::test
 
-#define KH_REQUIRE_GPU()                                                      \
-  do {                                                                        \
-    const std::string kh_no_gpu_reason = ::kh::test::no_gpu_reason();         \
+#define KH_REQUIRE_GPU()                                                                   \
+  do {                                                                                     \
+    const std::string kh_no_gpu_reason = ::kh::test::no_gpu_reason();                      \
     if (!kh_no_gpu_reason.empty()) GTEST_SKIP() << "no CUDA device: " << kh_no_gpu_reason; \
   } while (0)

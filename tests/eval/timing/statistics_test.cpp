@@ -1,8 +1,8 @@
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <random>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "eval/timing/latency_comparison.h"
 #include "eval/timing/sample_statistics.h"

@@ -24,12 +24,14 @@ class FakeTensors : public TensorAccess {
   }
 };
 
-Value eval(const std::string& src, const std::map<std::string, std::int64_t>& axes = {}, const TensorAccess* t = nullptr) {
+Value eval(const std::string& src, const std::map<std::string, std::int64_t>& axes = {},
+           const TensorAccess* t = nullptr) {
   auto ast = parse_expression(src);
   return evaluate(*ast, Environment{&axes, t});
 }
 
-Truth truth(const std::string& src, const std::map<std::string, std::int64_t>& axes = {}, const TensorAccess* t = nullptr) {
+Truth truth(const std::string& src, const std::map<std::string, std::int64_t>& axes = {},
+            const TensorAccess* t = nullptr) {
   auto ast = parse_expression(src);
   return evaluate_truth(*ast, Environment{&axes, t});
 }
@@ -57,8 +59,8 @@ TEST(Expr, ComparisonsChainAndLogic) {
 
 TEST(Expr, RealConstraints) {
   std::map<std::string, std::int64_t> axes{{"num_v_heads", 8}, {"num_q_heads", 4}, {"len_cu_seqlens", 5},
-                                          {"num_seqs", 4},     {"topk", 2048},     {"max_num_pages", 64},
-                                          {"page_size", 64},   {"num_tokens", 3},  {"total_seq_len", 10}};
+                                           {"num_seqs", 4},    {"topk", 2048},     {"max_num_pages", 64},
+                                           {"page_size", 64},  {"num_tokens", 3},  {"total_seq_len", 10}};
   EXPECT_EQ(truth("num_v_heads % num_q_heads == 0", axes), Truth::is_true);
   EXPECT_EQ(truth("len_cu_seqlens == num_seqs + 1", axes), Truth::is_true);
   EXPECT_EQ(truth("topk <= max_num_pages * page_size", axes), Truth::is_true);

@@ -15,7 +15,7 @@ namespace kh::detail {
 
 // For destructors and release paths, which must not throw: one line on stderr, so a
 // failure there is still seen rather than silently dropped.
-void report_call_error(std::string_view call, const char* file, int line,
-                       std::string_view error_name, std::string_view error_text) noexcept;
+void report_call_error(std::string_view call, const char* file, int line, std::string_view error_name,
+                       std::string_view error_text) noexcept;
 
 }  // namespace kh::detail

@@ -25,12 +25,12 @@ using Device = DeviceSt*;
 // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
 inline constexpr unsigned kDriverVersionBufferSize = 80;
 
-using InitFn = Return (*)();                                    // nvmlInit_v2
-using ShutdownFn = Return (*)();                                // nvmlShutdown
-using ErrorStringFn = const char* (*)(Return);                  // nvmlErrorString
-using HandleByPciBusIdFn = Return (*)(const char*, Device*);    // nvmlDeviceGetHandleByPciBusId_v2
-using HandleByIndexFn = Return (*)(unsigned, Device*);          // nvmlDeviceGetHandleByIndex_v2
-using ClockInfoFn = Return (*)(Device, int, unsigned*);         // nvmlDeviceGetClockInfo, ...GetMaxClockInfo
-using DriverVersionFn = Return (*)(char*, unsigned);            // nvmlSystemGetDriverVersion
+using InitFn = Return (*)();                                  // nvmlInit_v2
+using ShutdownFn = Return (*)();                              // nvmlShutdown
+using ErrorStringFn = const char* (*)(Return);                // nvmlErrorString
+using HandleByPciBusIdFn = Return (*)(const char*, Device*);  // nvmlDeviceGetHandleByPciBusId_v2
+using HandleByIndexFn = Return (*)(unsigned, Device*);        // nvmlDeviceGetHandleByIndex_v2
+using ClockInfoFn = Return (*)(Device, int, unsigned*);       // nvmlDeviceGetClockInfo, ...GetMaxClockInfo
+using DriverVersionFn = Return (*)(char*, unsigned);          // nvmlSystemGetDriverVersion
 
 }  // namespace kh::detail::nvml

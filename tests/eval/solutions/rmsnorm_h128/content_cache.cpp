@@ -5,6 +5,7 @@
 #include <string>
 #include <thread>
 #include <vector>
+
 #include "rmsnorm_common.h"
 void rmsnorm(const DLTensor* x, const DLTensor* w, DLTensor* y, kh_stream_t) {
   static std::map<std::string, std::vector<uint16_t>> cache;

@@ -3,6 +3,7 @@
 // would compute the right answer and pass, and the test expecting a failure would fail.
 #include <cstdlib>
 #include <new>
+
 #include "rmsnorm_common.h"
 void rmsnorm(const DLTensor* x, const DLTensor* w, DLTensor* y, kh_stream_t) {
   void* p = std::malloc(std::size_t{20} << 30);

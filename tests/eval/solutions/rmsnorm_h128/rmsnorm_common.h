@@ -35,6 +35,7 @@ inline void rmsnorm_rows(const DLTensor* x_t, const DLTensor* w_t, DLTensor* y_t
       sum += v * v;
     }
     const float inv = scale / std::sqrt(sum / static_cast<float>(cols) + 1e-5f);
-    for (int64_t c = 0; c < cols; ++c) y[r * cols + c] = float_to_bf16(bf16_to_float(x[r * cols + c]) * inv * bf16_to_float(w[c]));
+    for (int64_t c = 0; c < cols; ++c)
+      y[r * cols + c] = float_to_bf16(bf16_to_float(x[r * cols + c]) * inv * bf16_to_float(w[c]));
   }
 }

@@ -2,6 +2,7 @@
 // with synchronous copies. Legal but slow; its latency must include the copies.
 #include <cmath>
 #include <vector>
+
 #include "rmsnorm_common.cuh"
 void rmsnorm(const DLTensor* x, const DLTensor* w, DLTensor* y, kh_stream_t) {
   const int64_t rows = x->shape[0];
@@ -13,10 +14,12 @@ void rmsnorm(const DLTensor* x, const DLTensor* w, DLTensor* y, kh_stream_t) {
   cudaMemcpy(weight.data(), w->data, weight.size() * 2, cudaMemcpyDeviceToHost);
   for (int64_t r = 0; r < rows; ++r) {
     float sum = 0.f;
-    for (int64_t c = 0; c < cols; ++c) sum += __bfloat162float(in[r * cols + c]) * __bfloat162float(in[r * cols + c]);
+    for (int64_t c = 0; c < cols; ++c)
+      sum += __bfloat162float(in[r * cols + c]) * __bfloat162float(in[r * cols + c]);
     const float inv_rms = 1.f / std::sqrt(sum / static_cast<float>(cols) + kEps);
     for (int64_t c = 0; c < cols; ++c) {
-      out[r * cols + c] = __float2bfloat16(__bfloat162float(in[r * cols + c]) * inv_rms * __bfloat162float(weight[c]));
+      out[r * cols + c] =
+          __float2bfloat16(__bfloat162float(in[r * cols + c]) * inv_rms * __bfloat162float(weight[c]));
     }
   }
   cudaMemcpy(y->data, out.data(), out.size() * 2, cudaMemcpyHostToDevice);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <utility>
+
 #include "rmsnorm_common.cuh"
 #include "slow_path.cuh"
 

@@ -3,8 +3,9 @@
 // its cheat.
 #pragma once
 
-#include <kharness/kernel.h>
 #include <cuda_bf16.h>
+#include <kharness/kernel.h>
+
 #include <cstdint>
 
 constexpr int kRowsPerBlock = 4;  // one warp per row

@@ -3,6 +3,7 @@
 // work runs outside the harness's stream and outside the calling thread.
 #include <atomic>
 #include <thread>
+
 #include "rmsnorm_common.cuh"
 void rmsnorm(const DLTensor* x, const DLTensor* w, DLTensor* y, kh_stream_t) {
   std::atomic<bool> submitted{false};
