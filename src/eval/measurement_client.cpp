@@ -116,6 +116,16 @@ std::optional<CallFailure> MeasurementClient::request(std::string_view kind, nlo
   return failure;
 }
 
+std::optional<CallFailure> MeasurementClient::measure(std::string_view kind, nlohmann::ordered_json fields,
+                                                      Message& reply) {
+  if (auto f = request(kind, std::move(fields), config_.timeout, reply)) return f;
+  const auto& h = reply.header;
+  if (!h.contains("error")) return std::nullopt;
+  CallFailure f{CallFailure::Kind::candidate_error, h.at("error").get<std::string>(), h.value("sticky", false)};
+  if (f.sticky) recover();
+  return f;
+}
+
 Outcome<CheckResult> MeasurementClient::check(const Definition& d, const Workload& w,
                                               const std::filesystem::path& root, std::uint64_t seed,
                                               std::uint8_t poison) {
@@ -124,15 +134,8 @@ Outcome<CheckResult> MeasurementClient::check(const Definition& d, const Workloa
   fields["poison"] = poison;
   fields["probe_lingering"] = config_.candidate;
   Message reply;
-  if (auto f = request(measurement::kCheck, std::move(fields), config_.timeout, reply))
-    return {std::nullopt, f};
+  if (auto f = measure(measurement::kCheck, std::move(fields), reply)) return {std::nullopt, f};
   const auto& h = reply.header;
-  if (h.contains("error")) {
-    CallFailure f{CallFailure::Kind::candidate_error, h.at("error").get<std::string>(),
-                  h.value("sticky", false)};
-    if (f.sticky) recover();
-    return {std::nullopt, f};
-  }
   CheckResult r;
   std::size_t offset = 0;
   r.outputs = split_tensors(h.at("outputs"), reply.payload, offset, make_outputs(d, resolve_axes(d, w)));
@@ -152,15 +155,8 @@ Outcome<TimeResult> MeasurementClient::time(const Definition& d, const Workload&
   for (const auto& [k, v] : protocol_fields.items()) fields[k] = v;
   Message reply;
   const auto start_time = Clock::now();
-  if (auto f = request(measurement::kTime, std::move(fields), config_.timeout, reply))
-    return {std::nullopt, f};
+  if (auto f = measure(measurement::kTime, std::move(fields), reply)) return {std::nullopt, f};
   const auto& h = reply.header;
-  if (h.contains("error")) {
-    CallFailure f{CallFailure::Kind::candidate_error, h.at("error").get<std::string>(),
-                  h.value("sticky", false)};
-    if (f.sticky) recover();
-    return {std::nullopt, f};
-  }
   TimeResult r;
   r.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start_time).count();
   r.timer = h.value("timer", std::string());

@@ -92,6 +92,10 @@ class MeasurementClient {
                                                    std::chrono::milliseconds timeout, Message& reply);
   [[nodiscard]] std::optional<CallFailure> raw_request(std::string_view kind, nlohmann::ordered_json fields,
                                                        std::chrono::milliseconds timeout, Message& reply);
+  // request() plus the candidate's own failures: an "error" field in the reply, and
+  // the replacement of the worker after a sticky device error.
+  [[nodiscard]] std::optional<CallFailure> measure(std::string_view kind, nlohmann::ordered_json fields,
+                                                   Message& reply);
   void start();
   void recover();
 

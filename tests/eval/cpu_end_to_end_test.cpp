@@ -2,53 +2,20 @@
 // a gallery of broken and cheating solutions that must each get the right status.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
-#include "eval/evaluator.h"
-#include "eval/operator_library.h"
+#include "end_to_end_fixture.h"
 
 namespace kh {
 namespace {
 
+using test::expect_all;
+
 const std::filesystem::path kSolutions =
     std::filesystem::path(KHARNESS_SOURCE_DIR) / "tests/eval/solutions/rmsnorm_h128";
 
-std::string read(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Solution solution_from(const std::string& file) {
-  Solution s;
-  s.name = std::filesystem::path(file).stem().string();
-  s.definition = "rmsnorm_h128";
-  s.spec.language = "cpp";
-  s.spec.entry_point = file + "::rmsnorm";
-  s.spec.binding = "kharness";
-  s.sources.push_back({file, read(kSolutions / file), {}});
-  s.sources.push_back({"rmsnorm_common.h", read(kSolutions / "rmsnorm_common.h"), {}});
-  return s;
-}
-
-class CpuEndToEnd : public ::testing::Test {
+class CpuEndToEnd : public test::EndToEndSuite {
  protected:
-  static void SetUpTestSuite() {
-    ops_ =
-        new OperatorLibrary(OperatorLibrary::load(std::filesystem::path(KHARNESS_SOURCE_DIR) / "operators"));
-    scratch_ = new std::filesystem::path(std::filesystem::temp_directory_path() /
-                                         ("kharness-e2e-" + std::to_string(::getpid())));
-  }
-  static void TearDownTestSuite() {
-    std::filesystem::remove_all(*scratch_);
-    delete ops_;
-    delete scratch_;
-  }
-
   EvalOptions options(const std::string& name) const {
     EvalOptions o;
     o.backend = "cpu";
@@ -63,29 +30,11 @@ class CpuEndToEnd : public ::testing::Test {
     return o;
   }
 
-  SolutionEvaluation run(const std::string& file, EvalOptions o) const {
-    const OperatorEntry* op = ops_->find("rmsnorm_h128");
-    EvaluationTarget t{op->definition,      ops_->workloads("rmsnorm_h128", false), op->dir,
-                       solution_from(file), ops_->reference("rmsnorm_h128", "cpu"), "default",
-                       *op->tolerance};
-    return evaluate_solution(t, o);
+  static SolutionEvaluation run(const std::string& file, const EvalOptions& o) {
+    return evaluate(test::gallery_solution(kSolutions, file, "cpp", {"rmsnorm_common.h"}), o);
   }
   SolutionEvaluation run(const std::string& file) const { return run(file, options(file)); }
-
-  static void expect_all(const SolutionEvaluation& e, EvalStatus status, const std::string& log_part) {
-    ASSERT_FALSE(e.workloads.empty());
-    for (const WorkloadResult& w : e.workloads) {
-      EXPECT_EQ(status_name(w.status), status_name(status)) << w.workload.uuid << ": " << w.log;
-      EXPECT_NE(w.log.find(log_part), std::string::npos) << "log: " << w.log;
-    }
-  }
-
-  static OperatorLibrary* ops_;
-  static std::filesystem::path* scratch_;
 };
-
-OperatorLibrary* CpuEndToEnd::ops_ = nullptr;
-std::filesystem::path* CpuEndToEnd::scratch_ = nullptr;
 
 TEST_F(CpuEndToEnd, CorrectSolutionPassesWithSaneSpeedup) {
   SolutionEvaluation e = run("correct.cpp");

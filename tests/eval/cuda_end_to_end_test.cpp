@@ -4,62 +4,27 @@
 // for the timing cheats, no fake speedup. Mirrors cpu_end_to_end_test.cpp. Every test
 // skips where no CUDA device is present.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 #include <string>
 
-#include "eval/evaluator.h"
-#include "eval/operator_library.h"
+#include "end_to_end_fixture.h"
 #include "timing/gpu_required.h"
 
 namespace kh {
 namespace {
 
+using test::expect_all;
+
 const std::filesystem::path kSolutions =
     std::filesystem::path(KHARNESS_SOURCE_DIR) / "tests/eval/solutions/rmsnorm_h128_cuda";
-
-std::string read(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Solution solution_from(const std::string& file) {
-  Solution s;
-  s.name = std::filesystem::path(file).stem().string();
-  s.definition = "rmsnorm_h128";
-  s.spec.language = "cuda";
-  s.spec.entry_point = file + "::rmsnorm";
-  s.spec.binding = "kharness";
-  s.sources.push_back({file, read(kSolutions / file), {}});
-  for (const char* header : {"rmsnorm_common.cuh", "slow_path.cuh"}) {
-    s.sources.push_back({header, read(kSolutions / header), {}});
-  }
-  return s;
-}
 
 // Latency per workload uuid, for comparing two solutions workload by workload.
 using Latencies = std::map<std::string, double>;
 
-class CudaEndToEnd : public ::testing::Test {
+class CudaEndToEnd : public test::EndToEndSuite {
  protected:
-  static void SetUpTestSuite() {
-    ops_ =
-        new OperatorLibrary(OperatorLibrary::load(std::filesystem::path(KHARNESS_SOURCE_DIR) / "operators"));
-    scratch_ = new std::filesystem::path(std::filesystem::temp_directory_path() /
-                                         ("kharness-cuda-e2e-" + std::to_string(::getpid())));
-  }
-  static void TearDownTestSuite() {
-    std::filesystem::remove_all(*scratch_);
-    delete ops_;
-    delete scratch_;
-  }
   void SetUp() override { KH_REQUIRE_GPU(); }
 
   EvalOptions options(const std::string& name) const {
@@ -78,24 +43,11 @@ class CudaEndToEnd : public ::testing::Test {
     return o;
   }
 
-  SolutionEvaluation run(const std::string& file, EvalOptions o, std::size_t workloads = 0) const {
-    const OperatorEntry* op = ops_->find("rmsnorm_h128");
-    std::vector<Workload> all = ops_->workloads("rmsnorm_h128", false);
-    if (workloads > 0 && workloads < all.size()) all.resize(workloads);
-    EvaluationTarget t{
-        op->definition, all,           op->dir, solution_from(file), ops_->reference("rmsnorm_h128", "cuda"),
-        "default",      *op->tolerance};
-    return evaluate_solution(t, o);
+  static SolutionEvaluation run(const std::string& file, const EvalOptions& o, std::size_t workloads = 0) {
+    return evaluate(test::gallery_solution(kSolutions, file, "cuda", {"rmsnorm_common.cuh", "slow_path.cuh"}),
+                    o, workloads);
   }
   SolutionEvaluation run(const std::string& file) const { return run(file, options(file)); }
-
-  static void expect_all(const SolutionEvaluation& e, EvalStatus status, const std::string& log_part) {
-    ASSERT_FALSE(e.workloads.empty());
-    for (const WorkloadResult& w : e.workloads) {
-      EXPECT_EQ(status_name(w.status), status_name(status)) << w.workload.uuid << ": " << w.log;
-      EXPECT_NE(w.log.find(log_part), std::string::npos) << "log: " << w.log;
-    }
-  }
 
   // Latencies of an honest solution, every workload of which must pass.
   Latencies honest_latencies(const std::string& file) const {
@@ -125,13 +77,7 @@ class CudaEndToEnd : public ::testing::Test {
       }
     }
   }
-
-  static OperatorLibrary* ops_;
-  static std::filesystem::path* scratch_;
 };
-
-OperatorLibrary* CudaEndToEnd::ops_ = nullptr;
-std::filesystem::path* CudaEndToEnd::scratch_ = nullptr;
 
 TEST_F(CudaEndToEnd, CorrectSolutionPassesTimedByCupti) {
   SolutionEvaluation e = run("correct.cu");
