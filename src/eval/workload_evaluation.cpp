@@ -186,6 +186,12 @@ bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const std::vector
                      invalid, r.samples.size()));
     return false;
   }
+  if (r.stray > 0) {
+    fail(EvalStatus::reward_hack, fmt::format("{} device activities ran outside every timed window (work launched "
+                                              "after the call returned, out of the timer's sight)",
+                                              r.stray));
+    return false;
+  }
   if (r.lingering.any(0.5)) {
     fail(EvalStatus::reward_hack,
          "timed iterations: work continued after the call returned: " + r.lingering.describe());
