@@ -82,6 +82,7 @@ std::vector<std::vector<DeviceTensor>> upload_sets(Backend& backend,
                                                    const std::vector<std::vector<HostTensor>>& host) {
   std::vector<Backend::Copy> copies;
   std::vector<std::vector<DeviceTensor>> out;
+  out.reserve(host.size());
   for (const auto& set : host) out.push_back(allocate_and_stage(backend, set, copies));
   backend.upload_all(copies);
   return out;

@@ -46,6 +46,7 @@ ordered_json hash_inputs(const std::vector<HostTensor>& inputs) {
 
 std::vector<HostTensor> fresh_like(const std::vector<HostTensor>& templates) {
   std::vector<HostTensor> out;
+  out.reserve(templates.size());
   for (const HostTensor& t : templates) {
     out.push_back(t.is_scalar() ? HostTensor::scalar(t.dtype()) : HostTensor(t.dtype(), t.shape()));
   }
@@ -204,6 +205,7 @@ Message MeasurementService::time(const Message& request) {
   ordered_json before = ordered_json::array();
   ordered_json after = ordered_json::array();
   std::vector<std::vector<HostTensor>> read_back;
+  read_back.reserve(host_sets.size());
   for (const auto& set : host_sets) read_back.push_back(copy_scalars_only(set));
   download_sets(*backend_, device_sets, read_back);
   for (std::size_t s = 0; s < host_sets.size(); ++s) {
