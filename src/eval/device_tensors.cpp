@@ -32,7 +32,7 @@ DeviceBuffer::~DeviceBuffer() {
 
 void DeviceTensor::make_view(const Backend& backend) {
   view = DLTensor{};
-  view.data = buffer.data();
+  view.data = data;
   view.device = DLDevice{static_cast<DLDeviceType>(backend.dlpack_device_type()), backend.device_ordinal()};
   view.ndim = static_cast<int32_t>(shape.size());
   view.dtype = to_dlpack(dtype);
@@ -43,17 +43,33 @@ void DeviceTensor::make_view(const Backend& backend) {
 
 namespace {
 
-std::vector<DeviceTensor> allocate_and_stage(Backend& backend, const std::vector<HostTensor>& host,
-                                             std::vector<Backend::Copy>& copies) {
+constexpr std::size_t kAlignment = 256;  // what cudaMalloc guarantees, kept for each tensor
+
+std::size_t aligned(std::size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
+
+std::size_t set_bytes(const std::vector<HostTensor>& set) {
+  std::size_t total = 0;
+  // Zero-byte tensors still get a distinct address: kernels may compare pointers.
+  for (const HostTensor& h : set) total += h.is_scalar() ? 0 : aligned(std::max<std::size_t>(h.nbytes(), 1));
+  return total;
+}
+
+// Places `host`'s tensors in `arena` from `offset` on; stages their uploads in `copies`
+// when `copies` is given (outputs are only allocated).
+std::vector<DeviceTensor> place(const Backend& backend, const std::shared_ptr<DeviceBuffer>& arena,
+                                std::size_t& offset, const std::vector<HostTensor>& host,
+                                std::vector<Backend::Copy>* copies) {
   std::vector<DeviceTensor> out;
   out.reserve(host.size());
   for (const HostTensor& h : host) {
-    DeviceTensor d{h.dtype(), h.shape(), h.is_scalar(), 0,
-                   DeviceBuffer(backend, h.is_scalar() ? 0 : h.nbytes())};
+    DeviceTensor d{h.dtype(), h.shape(), h.is_scalar(), 0, arena, nullptr, 0, {}};
     if (h.is_scalar()) {
       d.scalar_value = read_as_double(h, 0);
-    } else if (h.nbytes() > 0) {
-      copies.push_back({d.buffer.data(), h.bytes().data(), h.nbytes()});
+    } else {
+      d.data = static_cast<std::byte*>(arena->data()) + offset;
+      d.bytes = h.nbytes();
+      offset += aligned(std::max<std::size_t>(h.nbytes(), 1));
+      if (copies != nullptr && h.nbytes() > 0) copies->push_back({d.data, h.bytes().data(), h.nbytes()});
     }
     d.make_view(backend);
     out.push_back(std::move(d));
@@ -65,43 +81,44 @@ void stage_download(const std::vector<DeviceTensor>& device, std::vector<HostTen
                     std::vector<Backend::Copy>& copies) {
   for (std::size_t i = 0; i < device.size(); ++i) {
     if (device[i].scalar || host[i].nbytes() == 0) continue;
-    copies.push_back({host[i].bytes().data(), device[i].buffer.data(), host[i].nbytes()});
+    copies.push_back({host[i].bytes().data(), device[i].data, host[i].nbytes()});
   }
 }
 
 }  // namespace
 
-std::vector<DeviceTensor> upload(Backend& backend, const std::vector<HostTensor>& host) {
+std::vector<std::vector<DeviceTensor>> upload_sets(Backend& backend,
+                                                   const std::vector<std::vector<HostTensor>>& host) {
+  std::size_t total = 0;
+  for (const auto& set : host) total += set_bytes(set);
+  auto arena = std::make_shared<DeviceBuffer>(backend, total);
   std::vector<Backend::Copy> copies;
-  std::vector<DeviceTensor> out = allocate_and_stage(backend, host, copies);
+  std::vector<std::vector<DeviceTensor>> out;
+  out.reserve(host.size());
+  std::size_t offset = 0;
+  for (const auto& set : host) out.push_back(place(backend, arena, offset, set, &copies));
   backend.upload_all(copies);
   return out;
 }
 
-std::vector<std::vector<DeviceTensor>> upload_sets(Backend& backend,
-                                                   const std::vector<std::vector<HostTensor>>& host) {
+std::vector<DeviceTensor> upload(Backend& backend, const std::vector<HostTensor>& host) {
+  auto arena = std::make_shared<DeviceBuffer>(backend, set_bytes(host));
   std::vector<Backend::Copy> copies;
-  std::vector<std::vector<DeviceTensor>> out;
-  out.reserve(host.size());
-  for (const auto& set : host) out.push_back(allocate_and_stage(backend, set, copies));
+  std::size_t offset = 0;
+  std::vector<DeviceTensor> out = place(backend, arena, offset, host, &copies);
   backend.upload_all(copies);
   return out;
 }
 
 std::vector<DeviceTensor> allocate_like(Backend& backend, const std::vector<HostTensor>& host) {
-  std::vector<DeviceTensor> out;
-  out.reserve(host.size());
-  for (const HostTensor& h : host) {
-    DeviceTensor d{h.dtype(), h.shape(), false, 0, DeviceBuffer(backend, h.nbytes())};
-    d.make_view(backend);
-    out.push_back(std::move(d));
-  }
-  return out;
+  auto arena = std::make_shared<DeviceBuffer>(backend, set_bytes(host));
+  std::size_t offset = 0;
+  return place(backend, arena, offset, host, nullptr);
 }
 
 void poison(Backend& backend, std::vector<DeviceTensor>& tensors, std::uint8_t pattern) {
   for (DeviceTensor& t : tensors) {
-    if (!t.scalar && t.buffer.size() > 0) backend.fill(t.buffer.data(), pattern, t.buffer.size());
+    if (!t.scalar && t.bytes > 0) backend.fill(t.data, pattern, t.bytes);
   }
 }
 

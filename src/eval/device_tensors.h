@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "device/backend.h"
@@ -32,13 +33,18 @@ class DeviceBuffer {
 };
 
 // A tensor on the device (or a scalar, which stays on the host and is passed by value).
+// Tensors made together share one allocation (`storage`), each at its own 256-byte
+// aligned offset: one cudaMalloc and one cudaFree per batch instead of one per tensor,
+// which with a set per timed iteration was milliseconds per request.
 struct DeviceTensor {
   DType dtype = DType::float32;
   std::vector<std::int64_t> shape;
   bool scalar = false;
   double scalar_value = 0;
-  DeviceBuffer buffer;
-  DLTensor view{};  // points into buffer and shape; rebuilt by make_view()
+  std::shared_ptr<DeviceBuffer> storage;
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  DLTensor view{};  // points at data and shape; rebuilt by make_view()
 
   void make_view(const Backend& backend);
 };
