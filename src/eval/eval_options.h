@@ -17,7 +17,9 @@ namespace kh {
 
 enum class TimingProtocol { official, robust };
 
-[[nodiscard]] std::string_view protocol_name(TimingProtocol p) noexcept;
+[[nodiscard]] inline std::string_view protocol_name(TimingProtocol p) noexcept {
+  return p == TimingProtocol::official ? "official" : "robust";
+}
 
 struct EvalProgress {
   std::size_t done = 0;
@@ -34,11 +36,11 @@ struct EvalOptions {
   int warmup = 10;             // official protocol
   int iterations = 50;
   int timing_trials = 3;
-  StopParameters robust;                   // robust protocol
-  std::optional<Tolerance> tolerance;      // overrides the operator's
-  int recheck = 2;                         // timed outputs re-checked per timing trial
-  double throttle_ratio = 0.75;            // samples below this share of the nominal SM clock are dropped
-  std::chrono::seconds timeout{300};       // per worker request: wall-clock limit of one call
+  StopParameters robust;               // robust protocol
+  std::optional<Tolerance> tolerance;  // overrides the operator's
+  int recheck = 4;                     // timed outputs re-checked per timing trial, drawn at random after it
+  double throttle_ratio = 0.75;        // samples below this share of the nominal SM clock are dropped
+  std::chrono::seconds timeout{300};   // per worker request: wall-clock limit of one call
   std::size_t input_set_budget_bytes = 0;  // 0: 2 GiB on CUDA, 256 MiB on the CPU
   bool time_reference = true;
   std::optional<std::uint64_t> seed;        // base of the seed stream; fresh from the OS when unset

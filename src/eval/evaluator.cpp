@@ -67,7 +67,7 @@ std::string build_failure_log(const BuildResult& b) {
   return b.log.empty() || b.log == b.message ? head : head + "\n" + b.log;
 }
 
-std::string first_line(const std::string& text) {
+std::string compiler_identity(const std::string& text) {
   // The toolchain joins `--version` lines with "; ". nvcc's first line is a banner; the
   // release line is the one that identifies it.
   std::size_t begin = 0;
@@ -94,19 +94,20 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
   const ScratchDir scratch(options.work_dir);
   const std::filesystem::path& work_dir = scratch.path();
   // The reference worker starts first: its device report picks the nvcc arch.
-  MeasurementClient reference(worker_config(options, work_dir, "reference"));
+  const WorkerConfig reference_config = worker_config(options, work_dir, "reference");
+  MeasurementClient reference(reference_config);
   result.device = reference.device();
   BuildSettings settings;
   settings.backend = options.backend;
   settings.arch = arch_for_compute_capability(result.device.value("compute_capability", 0), options.arch);
   // The headers candidates compile against sit beside the kharness binary that runs them.
-  const auto beside_worker =
-      worker_config(options, work_dir, "reference").executable.parent_path() / "include";
+  const auto beside_worker = reference_config.executable.parent_path() / "include";
   if (is_include_dir(beside_worker)) settings.include_dir = beside_worker;
   const BuildCache cache(options.cache_dir.empty() ? BuildCache::default_dir() : options.cache_dir);
   std::vector<BuildResult> builds =
       build_solutions(cache, {target.reference, target.candidate}, target.definition, settings, 2);
-  result.compiler = first_line(toolchain_for_language(settings.backend == "cuda" ? "cuda" : "cpp").version());
+  result.compiler =
+      compiler_identity(toolchain_for_language(settings.backend == "cuda" ? "cuda" : "cpp").version());
   result.reference_build = std::move(builds[0]);
   result.candidate_build = std::move(builds[1]);
   if (result.reference_build.status != BuildResult::Status::ok) {

@@ -14,7 +14,7 @@
 #include "eval/thread_activity_probe.h"
 #include "eval/timed_loop.h"
 #include "eval/worker_payload.h"
-#include "tensor/content_hash.h"
+#include "tensor/fast_hash.h"
 #include "trace/json_io.h"
 #include "worker/worker_endpoint.h"
 

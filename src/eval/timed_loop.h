@@ -24,7 +24,7 @@ struct TimedLoopConfig {
   int warmup = 10;
   int iterations = 50;                   // the official protocol's fixed count
   std::optional<StopParameters> robust;  // set: sample until the stdrel rule stops
-  int recheck = 4;                       // output slots whose last contents come back
+  int recheck = 4;                       // output slots; the last contents of each come back to be re-checked
   std::uint8_t poison = 0xFF;
 };
 

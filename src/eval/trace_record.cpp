@@ -117,8 +117,5 @@ Trace make_trace(const EvaluationTarget& target, const SolutionEvaluation& evalu
   return t;
 }
 
-std::string_view protocol_name(TimingProtocol p) noexcept {
-  return p == TimingProtocol::official ? "official" : "robust";
-}
 
 }  // namespace kh

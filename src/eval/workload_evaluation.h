@@ -53,6 +53,8 @@ class WorkloadEvaluation {
                                      std::uint64_t seed);
   [[nodiscard]] nlohmann::ordered_json protocol_fields() const;
   [[nodiscard]] std::size_t input_sets() const;
+  [[nodiscard]] int output_slots() const;
+  [[nodiscard]] std::vector<const RecheckedOutput*> pick_rechecks(const TimeResult& r);
   void fail(EvalStatus status, std::string log);
   void fail_call(const CallFailure& f, const std::string& when);
 

@@ -7,7 +7,7 @@
 
 #include "error/error.h"
 #include "perf_guard.h"
-#include "tensor/content_hash.h"
+#include "tensor/fast_hash.h"
 #include "tensor/element_access.h"
 
 namespace kh {

@@ -1,4 +1,4 @@
-#include "tensor/content_hash.h"
+#include "tensor/fast_hash.h"
 
 #include <bit>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "tensor/content_hash.h"
+#include "tensor/fast_hash.h"
 
 #include <gtest/gtest.h>
 
