@@ -3,26 +3,8 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
-namespace {
-
-float bf16_to_float(uint16_t v) {
-  uint32_t bits = static_cast<uint32_t>(v) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-uint16_t float_to_bf16(float f) {  // round to nearest even; NaN stays NaN
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  if (std::isnan(f)) return 0x7fc0;
-  bits += 0x7fff + ((bits >> 16) & 1);
-  return static_cast<uint16_t>(bits >> 16);
-}
-
-}  // namespace
+#include "bf16.h"
 
 void rmsnorm_reference(const DLTensor* hidden_states, const DLTensor* weight, DLTensor* output,
                        kh_stream_t /*stream*/) {
@@ -34,12 +16,12 @@ void rmsnorm_reference(const DLTensor* hidden_states, const DLTensor* weight, DL
   for (int64_t r = 0; r < rows; ++r) {
     float sum = 0;
     for (int64_t c = 0; c < cols; ++c) {
-      float v = bf16_to_float(x[r * cols + c]);
+      float v = kh_bf16_to_float(x[r * cols + c]);
       sum += v * v;
     }
     float inv_rms = 1.0f / std::sqrt(sum / static_cast<float>(cols) + 1e-5f);
     for (int64_t c = 0; c < cols; ++c) {
-      y[r * cols + c] = float_to_bf16(bf16_to_float(x[r * cols + c]) * inv_rms * bf16_to_float(w[c]));
+      y[r * cols + c] = kh_float_to_bf16(kh_bf16_to_float(x[r * cols + c]) * inv_rms * kh_bf16_to_float(w[c]));
     }
   }
 }

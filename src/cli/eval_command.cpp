@@ -38,10 +38,11 @@ struct EvalArgs {
   bool small = false;
   bool official_status = false;
   bool no_reference_timing = false;
+  bool baseline = false;
   int trials = 3;
   int timing_trials = 3;
-  int warmup = 10;
-  int iterations = 50;
+  std::optional<int> warmup;  // unset: the operator's contest setting, else 10
+  std::optional<int> iterations;  // unset: the operator's contest setting, else 50
   double timeout_s = 300;
   StopParameters robust;
   std::optional<double> atol, rtol, matched_ratio;
@@ -108,15 +109,15 @@ LoadedInputs load_inputs(const EvalArgs& a, const OperatorLibrary& ops) {
   return in;
 }
 
-EvalOptions make_options(const EvalArgs& a, const std::string& backend) {
+EvalOptions make_options(const EvalArgs& a, const std::string& backend, const OperatorEntry* op) {
   EvalOptions o;
   o.backend = backend;
   o.arch = a.arch;
   o.protocol = a.protocol == "robust" ? TimingProtocol::robust : TimingProtocol::official;
   o.correctness_trials = a.trials;
   o.timing_trials = a.timing_trials;
-  o.warmup = a.warmup;
-  o.iterations = a.iterations;
+  o.warmup = a.warmup.value_or(op && op->warmup ? *op->warmup : o.warmup);
+  o.iterations = a.iterations.value_or(op && op->iterations ? *op->iterations : o.iterations);
   o.timeout = std::chrono::seconds(static_cast<long>(a.timeout_s));
   o.time_reference = !a.no_reference_timing;
   o.seed = a.seed;
@@ -154,11 +155,11 @@ int run_eval(const EvalArgs& a) {
   EvaluationTarget target{in.definition,
                           in.workloads,
                           in.root,
-                          load_solution_file(a.solution),
+                          a.baseline ? ops.baseline(a.definition, backend) : load_solution_file(a.solution),
                           ops.reference(a.definition, backend),
                           op ? op->checker : "default",
                           tolerance_for(a, op)};
-  EvalOptions options = make_options(a, backend);
+  EvalOptions options = make_options(a, backend, op);
   if (!a.json) options.on_progress = progress_line;
   fmt::print(stderr, "kharness eval: {} on {} workload(s), {} backend, {} protocol\n", target.candidate.name,
              target.workloads.size(), backend, protocol_name(options.protocol));
@@ -191,7 +192,11 @@ void register_eval(CLI::App& app, int& exit_code) {
                   "FlashInfer-Trace folder with the definition and its workloads")
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--definition", args->definition, "Definition name")->required();
-  cmd->add_option("--solution", args->solution, "Solution JSON file")->required()->check(CLI::ExistingFile);
+  auto* solution = cmd->add_option("--solution", args->solution, "Solution JSON file")->check(CLI::ExistingFile);
+  auto* baseline = cmd->add_flag("--baseline", args->baseline,
+                                 "Evaluate kharness's baseline of the definition for the chosen backend");
+  solution->excludes(baseline);
+  baseline->excludes(solution);
   cmd->add_option("--workload", args->workloads, "Only these workload uuids (repeatable)");
   cmd->add_option("--protocol", args->protocol, "official (contest) or robust (noise-controlled)")
       ->check(CLI::IsMember({"official", "robust"}));
@@ -227,6 +232,11 @@ void register_eval(CLI::App& app, int& exit_code) {
                 "Write REWARD_HACK as RUNTIME_ERROR (upstream statuses)");
   cmd->add_flag("--no-reference-timing", args->no_reference_timing, "Do not time the reference (no speedup)");
   cmd->callback([args, &exit_code] {
+    if (args->solution.empty() && !args->baseline) {
+      fmt::print(stderr, "error: eval needs --solution FILE or --baseline\n");
+      exit_code = 2;
+      return;
+    }
     try {
       exit_code = run_eval(*args);
     } catch (const Error& e) {

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "error/error.h"
+#include "eval/inputs/builtin_inputs.h"
 #include "tensor/element_access.h"
 #include "tensor/random_fill.h"
 #include "tensor/safetensors.h"
@@ -26,6 +27,7 @@ Registry& registry() {
 }
 
 std::shared_ptr<const StructuredInputs> find_structured(const Definition& d) {
+  register_builtin_inputs();
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
   for (const std::string& key : {d.name, d.op_type}) {

@@ -31,6 +31,24 @@ ordered_json read_json(const std::filesystem::path& path) {
   }
 }
 
+std::vector<std::pair<std::string, std::string>> entry_points(const ordered_json& manifest, const char* key,
+                                                              const std::filesystem::path& manifest_path) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!manifest.contains(key)) return out;
+  const ordered_json& section = manifest[key];
+  if (!section.is_object()) {
+    throw Error(Location{manifest_path.string(), 0, key}, "must be an object of language -> \"file::function\"");
+  }
+  for (const auto& [language, entry] : section.items()) {
+    if (!entry.is_string() || entry.get<std::string>().find("::") == std::string::npos) {
+      throw Error(Location{manifest_path.string(), 0, fmt::format("{}.{}", key, language)},
+                  "must be a string \"file::function\"");
+    }
+    out.emplace_back(language, entry.get<std::string>());
+  }
+  return out;
+}
+
 OperatorEntry read_entry(const std::filesystem::path& dir) {
   const auto manifest_path = dir / "operator.json";
   const ordered_json manifest = read_json(manifest_path);
@@ -47,11 +65,48 @@ OperatorEntry read_entry(const std::filesystem::path& dir) {
     e.tolerance = tol;
   }
   e.checker = manifest.value("checker", std::string("default"));
-  const ordered_json references = manifest.value("references", ordered_json::object());
-  for (const auto& [language, entry] : references.items()) {
-    e.references.emplace_back(language, entry.get<std::string>());
+  e.references = entry_points(manifest, "references", manifest_path);
+  e.baselines = entry_points(manifest, "baselines", manifest_path);
+  if (manifest.contains("timing")) {
+    const ordered_json timing = manifest["timing"];
+    if (timing.contains("warmup")) e.warmup = timing["warmup"].get<int>();
+    if (timing.contains("iterations")) e.iterations = timing["iterations"].get<int>();
+  }
+  if (manifest.contains("speed_of_light")) {
+    e.speed_of_light = parse_speed_of_light(manifest["speed_of_light"],
+                                            Location{manifest_path.string(), 0, "speed_of_light"});
   }
   return e;
+}
+
+// The definition's Solution for `entry` ("file::fn"): the entry file plus every header
+// in the operator's folder.
+Solution operator_solution(const OperatorEntry& e, const std::string& name, const std::string& language,
+                           const std::string& entry) {
+  Solution s;
+  s.name = name;
+  s.definition = e.definition.name;
+  s.author = "kharness";
+  s.spec.language = language;
+  s.spec.entry_point = entry;
+  s.spec.binding = "kharness";
+  s.sources.push_back(SourceFile{s.spec.entry_file(), read_text(e.dir / s.spec.entry_file()), {}});
+  std::vector<std::filesystem::path> headers;
+  for (const auto& file : std::filesystem::directory_iterator(e.dir)) {
+    const auto ext = file.path().extension();
+    if (file.is_regular_file() && (ext == ".h" || ext == ".cuh")) headers.push_back(file.path());
+  }
+  std::sort(headers.begin(), headers.end());
+  for (const auto& h : headers) s.sources.push_back(SourceFile{h.filename().string(), read_text(h), {}});
+  return s;
+}
+
+const std::string* find_entry(const std::vector<std::pair<std::string, std::string>>& entries,
+                              const std::string& language) {
+  for (const auto& [lang, entry] : entries) {
+    if (lang == language) return &entry;
+  }
+  return nullptr;
 }
 
 std::filesystem::path executable_dir() {
@@ -100,24 +155,35 @@ Solution OperatorLibrary::reference(std::string_view definition, std::string_vie
   const OperatorEntry* e = find(definition);
   if (e == nullptr) {
     throw Error(Location{"", 0, "definition"},
-                fmt::format("kharness has no reference for definition '{}' (no operators/{}/operator.json)",
+                fmt::format("kharness has no reference for definition '{}' (no operators/{}/operator.json); "
+                            "its Python reference cannot run here, so it cannot be evaluated",
                             definition, definition));
   }
   const std::string language = backend == "cuda" ? "cuda" : "cpp";
-  for (const auto& [lang, entry_point] : e->references) {
-    if (lang != language) continue;
-    Solution s;
-    s.name = fmt::format("{}_reference_{}", definition, language);
-    s.definition = std::string(definition);
-    s.author = "kharness";
-    s.spec.language = language;
-    s.spec.entry_point = entry_point;
-    s.sources.push_back(SourceFile{s.spec.entry_file(), read_text(e->dir / s.spec.entry_file()), {}});
-    return s;
+  const std::string* entry = find_entry(e->references, language);
+  if (entry == nullptr) {
+    throw Error(
+        Location{(e->dir / "operator.json").string(), 0, "references." + language},
+        fmt::format("operator '{}' has no {} reference for the {} backend", definition, language, backend));
   }
-  throw Error(
-      Location{(e->dir / "operator.json").string(), 0, "references." + language},
-      fmt::format("operator '{}' has no {} reference for the {} backend", definition, language, backend));
+  return operator_solution(*e, fmt::format("{}_reference_{}", definition, language), language, *entry);
+}
+
+Solution OperatorLibrary::baseline(std::string_view definition, std::string_view backend) const {
+  const OperatorEntry* e = find(definition);
+  if (e == nullptr) {
+    throw Error(Location{"", 0, "definition"},
+                fmt::format("kharness has no baseline for definition '{}' (no operators/{}/operator.json)",
+                            definition, definition));
+  }
+  const std::string language = backend == "cuda" ? "cuda" : "cpp";
+  const std::string* entry = find_entry(e->baselines, language);
+  if (entry == nullptr) {
+    throw Error(
+        Location{(e->dir / "operator.json").string(), 0, "baselines." + language},
+        fmt::format("operator '{}' has no {} baseline for the {} backend", definition, language, backend));
+  }
+  return operator_solution(*e, fmt::format("{}_baseline_{}", definition, language), language, *entry);
 }
 
 std::vector<Workload> OperatorLibrary::workloads(std::string_view definition, bool small) const {

@@ -2,10 +2,17 @@
 // its definition, workloads, C++ and CUDA references and correctness settings.
 //
 // A reference is a Solution like any candidate, built and run the same way, so a
-// broken reference cannot hurt the orchestrator either. `operator.json` names its
-// files:
-//   {"definition": NAME, "references": {"cpp": "file::fn", "cuda": "file::fn"},
-//    "tolerance": {"atol", "rtol", "required_matched_ratio"}, "checker": "default"}
+// broken reference cannot hurt the orchestrator either. So is a baseline: the plain
+// kernel a competent engineer writes first, the first speedup reference and the
+// controller's starting point. `operator.json` names their files:
+//   {"definition": NAME,
+//    "references": {"cpp": "file::fn", "cuda": "file::fn"},
+//    "baselines":  {"cpp": "file::fn", "cuda": "file::fn"},
+//    "tolerance": {"atol", "rtol", "required_matched_ratio"}, "checker": "default",
+//    "timing": {"warmup": N, "iterations": N},          // the contest's, when it differed
+//    "speed_of_light": {"flops": EXPR, "bytes": EXPR, "compute": "fp32|bf16_tensor|fp8_tensor"}}
+// Every header (*.h, *.cuh) in the operator's folder travels with each of them, so a
+// reference and a baseline may share small pieces such as dtype conversions.
 #pragma once
 
 #include <filesystem>
@@ -14,6 +21,7 @@
 #include <vector>
 
 #include "eval/check/value_comparison.h"
+#include "eval/speed_of_light.h"
 #include "trace/definition.h"
 #include "trace/solution.h"
 #include "trace/workload.h"
@@ -26,6 +34,10 @@ struct OperatorEntry {
   std::optional<Tolerance> tolerance;
   std::string checker = "default";
   std::vector<std::pair<std::string, std::string>> references;  // language -> "file::fn"
+  std::vector<std::pair<std::string, std::string>> baselines;   // language -> "file::fn"
+  std::optional<SpeedOfLightModel> speed_of_light;
+  std::optional<int> warmup;  // timing defaults of the contest, when they differ from ours
+  std::optional<int> iterations;
 };
 
 class OperatorLibrary {
@@ -42,6 +54,8 @@ class OperatorLibrary {
   // The reference of `definition` for a backend ("cpu" -> cpp, "cuda" -> cuda) as a
   // Solution. Throws kh::Error saying clearly that no reference exists.
   [[nodiscard]] Solution reference(std::string_view definition, std::string_view backend) const;
+  // The operator's baseline for a backend, the same way. Throws kh::Error when none.
+  [[nodiscard]] Solution baseline(std::string_view definition, std::string_view backend) const;
   // The operator's own workloads file (workloads.jsonl), or ci-workloads.jsonl when
   // `small` is set.
   [[nodiscard]] std::vector<Workload> workloads(std::string_view definition, bool small) const;
