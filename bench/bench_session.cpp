@@ -95,7 +95,8 @@ EvaluationTarget BenchSession::target(const std::string& definition, Solution ca
                           std::move(candidate),
                           lib.reference(definition, backend_),
                           op->checker,
-                          op->tolerance.value_or(Tolerance{})};
+                          op->tolerance.value_or(Tolerance{}),
+                          op->speed_of_light};
 }
 
 Solution BenchSession::bench_solution(const std::string& definition, const std::string& stem) const {

@@ -24,6 +24,16 @@ find_package(CUDAToolkit QUIET)
 if(CUDAToolkit_FOUND AND TARGET CUDA::cupti)
   set(KHARNESS_WITH_CUDA ON)
   message(STATUS "kharness: CUDA backend ON (toolkit ${CUDAToolkit_VERSION} at ${CUDAToolkit_BIN_DIR})")
+  # kharness's own kernels are few (the device-peak probes): native code for Hopper,
+  # PTX from sm_80 for every other GPU. Candidates are built separately, for the
+  # device they run on.
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES "80-virtual;90a-real")
+  endif()
+  set(CMAKE_CUDA_COMPILER "${CUDAToolkit_NVCC_EXECUTABLE}" CACHE FILEPATH "nvcc")
+  enable_language(CUDA)
+  set(CMAKE_CUDA_STANDARD 17)
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
 else()
   set(KHARNESS_WITH_CUDA OFF)
   message(STATUS "kharness: CUDA toolkit not found, CPU backend only")

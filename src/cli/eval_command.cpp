@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/backend_choice.h"
 #include "cli/eval_table.h"
 #include "device/backend.h"
 #include "error/error.h"
@@ -41,27 +42,13 @@ struct EvalArgs {
   bool baseline = false;
   int trials = 3;
   int timing_trials = 3;
-  std::optional<int> warmup;  // unset: the operator's contest setting, else 10
+  std::optional<int> warmup;      // unset: the operator's contest setting, else 10
   std::optional<int> iterations;  // unset: the operator's contest setting, else 50
   double timeout_s = 300;
   StopParameters robust;
   std::optional<double> atol, rtol, matched_ratio;
   std::optional<std::uint64_t> seed;
 };
-
-std::string pick_backend(const std::string& requested) {
-  if (requested != "auto") return requested;
-  for (const std::string& b : compiled_backends()) {
-    if (b != "cuda") continue;
-    try {
-      (void)make_backend("cuda");
-      return "cuda";
-    } catch (const Error& e) {
-      fmt::print(stderr, "note: using the CPU backend: {}\n", e.what());
-    }
-  }
-  return "cpu";
-}
 
 struct LoadedInputs {
   Definition definition;
@@ -158,7 +145,8 @@ int run_eval(const EvalArgs& a) {
                           a.baseline ? ops.baseline(a.definition, backend) : load_solution_file(a.solution),
                           ops.reference(a.definition, backend),
                           op ? op->checker : "default",
-                          tolerance_for(a, op)};
+                          tolerance_for(a, op),
+                          op ? op->speed_of_light : std::nullopt};
   EvalOptions options = make_options(a, backend, op);
   if (!a.json) options.on_progress = progress_line;
   fmt::print(stderr, "kharness eval: {} on {} workload(s), {} backend, {} protocol\n", target.candidate.name,
@@ -192,7 +180,8 @@ void register_eval(CLI::App& app, int& exit_code) {
                   "FlashInfer-Trace folder with the definition and its workloads")
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--definition", args->definition, "Definition name")->required();
-  auto* solution = cmd->add_option("--solution", args->solution, "Solution JSON file")->check(CLI::ExistingFile);
+  auto* solution =
+      cmd->add_option("--solution", args->solution, "Solution JSON file")->check(CLI::ExistingFile);
   auto* baseline = cmd->add_flag("--baseline", args->baseline,
                                  "Evaluate kharness's baseline of the definition for the chosen backend");
   solution->excludes(baseline);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "eval/device_peaks_json.h"
 #include "trace/json_io.h"
 
 namespace kh::cli {
@@ -32,18 +33,29 @@ void print_eval_table(const EvaluationTarget& target, const SolutionEvaluation& 
   fmt::print("\n{} on {} ({}, build {}{})\n", target.candidate.name, target.definition.name,
              result.device.value("name", std::string("?")), result.candidate_build.cache_hit ? "cached " : "",
              result.candidate_build.key.substr(0, 12));
-  fmt::print("{:<10} {:<24} {:<20} {:>11} {:>11} {:>8} {:>10}  {}\n", "workload", "axes", "status",
-             "latency_ms", "ref_ms", "speedup", "max_abs", "note");
+  fmt::print("{:<10} {:<24} {:<20} {:>11} {:>11} {:>8} {:>7} {:>10}  {}\n", "workload", "axes", "status",
+             "latency_ms", "ref_ms", "speedup", "sol", "max_abs", "note");
   std::size_t passed = 0;
   for (const WorkloadResult& w : result.workloads) {
     passed += w.status == EvalStatus::passed ? 1 : 0;
     const std::string speedup = w.speedup() > 0 ? fmt::format("{:.3f}x", w.speedup()) : "-";
     const std::string err = w.correctness ? fmt::format("{:.2e}", w.correctness->max_absolute_error) : "-";
-    fmt::print("{:<10} {:<24} {:<20} {:>11} {:>11} {:>8} {:>10}  {}\n", w.workload.uuid.substr(0, 8),
+    const double sol = w.speed_of_light_fraction();
+    const std::string sol_text = sol > 0 ? fmt::format("{:.1f}%", sol * 100) : "-";
+    fmt::print("{:<10} {:<24} {:<20} {:>11} {:>11} {:>8} {:>7} {:>10}  {}\n", w.workload.uuid.substr(0, 8),
                first_line(axes_text(w.workload), 24), status_name(w.status), ms(w.latency),
-               ms(w.reference_latency), speedup, err, first_line(w.log, 100));
+               ms(w.reference_latency), speedup, sol_text, err, first_line(w.log, 100));
   }
   fmt::print("{} of {} workloads passed\n", passed, result.workloads.size());
+  if (result.peaks) {
+    fmt::print(
+        "sol: the speed-of-light floor / latency, from this device's measured peaks: {:.0f} GB/s, "
+        "{:.3g} TFLOP/s fp32, {:.3g} bf16, {:.3g} fp8\n",
+        result.peaks->bandwidth / 1e9, result.peaks->fp32 / 1e12, result.peaks->bf16_tensor / 1e12,
+        result.peaks->fp8_tensor / 1e12);
+  } else if (!result.peaks_note.empty()) {
+    fmt::print("sol: -, {}\n", result.peaks_note);
+  }
 }
 
 void print_eval_json(const EvaluationTarget& target, const SolutionEvaluation& result,
@@ -57,6 +69,7 @@ void print_eval_json(const EvaluationTarget& target, const SolutionEvaluation& r
                   {"cache_hit", result.candidate_build.cache_hit},
                   {"message", result.candidate_build.message}};
   out["all_passed"] = result.all_passed();
+  if (result.peaks) out["device_peaks"] = peaks_json(*result.peaks);
   out["traces"] = nlohmann::ordered_json::array();
   for (const Trace& t : traces) out["traces"].push_back(to_json(t));
   std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/eval_command.h"
+#include "cli/peaks_command.h"
 #include "cli/validate_command.h"
 
 int main(int argc, char** argv) {
@@ -10,6 +11,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   kh::cli::register_validate(app, exit_code);
   kh::cli::register_eval(app, exit_code);
+  kh::cli::register_peaks(app, exit_code);
   kh::cli::register_worker(app, exit_code);
   try {
     app.parse(argc, argv);

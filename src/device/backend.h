@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "device/device_peaks.h"
+
 namespace kh {
 
 class IterationTimer;
@@ -91,6 +93,10 @@ class Backend {
   // Timers this backend supports, best first; make_timer(kind) for one of them.
   [[nodiscard]] virtual std::vector<TimerKind> timers() const = 0;
   [[nodiscard]] virtual std::unique_ptr<IterationTimer> make_timer(TimerKind kind) = 0;
+
+  // Measures bandwidth and compute peaks (device_peaks.h); seconds of work, so callers
+  // cache the result per device.
+  [[nodiscard]] virtual DevicePeaks measure_peaks() = 0;
 };
 
 // "cpu", "cuda" (device 0) or "cuda:N" (device N). Throws kh::Error naming the backend when it is unknown or

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <thread>
 
+#include "device/host_peaks.h"
 #include "device/host_topology.h"
 #include "error/error.h"
 #include "eval/timing/steady_clock_timer.h"
@@ -52,6 +53,8 @@ void CpuBackend::download(void* dst, const void* src, std::size_t bytes) {
 void CpuBackend::fill(void* dst, std::uint8_t byte, std::size_t bytes) {
   if (bytes > 0) std::memset(dst, byte, bytes);
 }
+
+DevicePeaks CpuBackend::measure_peaks() { return measure_host_peaks(); }
 
 std::unique_ptr<IterationTimer> CpuBackend::make_timer(TimerKind kind) {
   if (kind != TimerKind::steady_clock) throw Error("cpu backend: only the steady_clock timer is available");

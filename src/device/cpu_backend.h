@@ -35,6 +35,7 @@ class CpuBackend final : public Backend {
 
   [[nodiscard]] std::vector<TimerKind> timers() const override { return {TimerKind::steady_clock}; }
   [[nodiscard]] std::unique_ptr<IterationTimer> make_timer(TimerKind kind) override;
+  [[nodiscard]] DevicePeaks measure_peaks() override;
 
  private:
   DeviceInfo info_;

@@ -4,6 +4,7 @@
 
 #include <array>
 
+#include "device/cuda_peaks.h"
 #include "error/error.h"
 #include "eval/timing/cupti_span_timer.h"
 #include "eval/timing/detail/cuda_call.h"
@@ -178,6 +179,12 @@ bool CudaBackend::sticky() const {
 }
 
 std::vector<TimerKind> CudaBackend::timers() const { return {TimerKind::cupti_span, TimerKind::cuda_event}; }
+
+DevicePeaks CudaBackend::measure_peaks() {
+  DevicePeaks p = measure_cuda_peaks(housekeeping_stream_.get());
+  synchronize();
+  return p;
+}
 
 std::unique_ptr<IterationTimer> CudaBackend::make_timer(TimerKind kind) {
   switch (kind) {

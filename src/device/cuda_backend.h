@@ -51,6 +51,7 @@ class CudaBackend final : public Backend {
 
   [[nodiscard]] std::vector<TimerKind> timers() const override;
   [[nodiscard]] std::unique_ptr<IterationTimer> make_timer(TimerKind kind) override;
+  [[nodiscard]] DevicePeaks measure_peaks() override;
 
  private:
   int ordinal_;

@@ -7,9 +7,11 @@
 #include "build/include_dir.h"
 #include "build/toolchain.h"
 #include "error/error.h"
+#include "eval/device_peaks_json.h"
 #include "eval/measurement_client.h"
 #include "eval/solution_build.h"
 #include "eval/workload_evaluation.h"
+#include "eval/workload_shapes.h"
 
 namespace kh {
 
@@ -79,6 +81,39 @@ std::string compiler_identity(const std::string& text) {
   return text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
 }
 
+// The device's peaks, when the target has a speed-of-light model to apply them to. A
+// failure to measure them costs the evaluation nothing but the floor.
+void attach_peaks(const EvaluationTarget& target, const EvalOptions& options, MeasurementClient& worker,
+                  SolutionEvaluation& result) {
+  if (!options.speed_of_light) {
+    result.peaks_note = "speed of light not requested";
+    return;
+  }
+  if (!target.speed_of_light) {
+    result.peaks_note = fmt::format("definition '{}' has no speed-of-light model", target.definition.name);
+    return;
+  }
+  try {
+    result.peaks = cached_device_peaks(
+        worker, options.cache_dir.empty() ? BuildCache::default_dir() : options.cache_dir);
+  } catch (const Error& e) {
+    result.peaks_note = e.what();
+    fmt::print(stderr, "note: no speed-of-light floor: {}\n", e.what());
+  }
+}
+
+void apply_speed_of_light(const EvaluationTarget& target, const SolutionEvaluation& result,
+                          WorkloadResult& w) {
+  if (!target.speed_of_light) return;
+  try {
+    w.work = evaluate_work(*target.speed_of_light, resolve_axes(target.definition, w.workload));
+  } catch (const Error& e) {
+    w.log += (w.log.empty() ? "" : "\n") + std::string("speed-of-light model: ") + e.what();
+    return;
+  }
+  if (result.peaks) w.speed_of_light = speed_of_light(*w.work, target.speed_of_light->compute, *result.peaks);
+}
+
 }  // namespace
 
 bool SolutionEvaluation::all_passed() const {
@@ -114,6 +149,7 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
     throw Error(fmt::format("the reference '{}' does not build: {}", target.reference.name,
                             build_failure_log(result.reference_build)));
   }
+  attach_peaks(target, options, reference, result);
   reference.load(result.reference_build.library.string(),
                  signature_text(kernel_signature(target.definition, target.reference.spec.entry_function())));
 
@@ -159,6 +195,7 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
   for (const Workload& w : target.workloads) {
     WorkloadContext ctx{target.definition, w, target.root, *checker, target.tolerance, options, nominal};
     WorkloadResult r = WorkloadEvaluation(ctx, candidate, reference, seeds).run();
+    apply_speed_of_light(target, result, r);
     report(r);
     result.workloads.push_back(std::move(r));
   }

@@ -25,6 +25,7 @@ struct EvaluationTarget {
   Solution reference;
   std::string checker = "default";
   Tolerance tolerance;
+  std::optional<SpeedOfLightModel> speed_of_light;  // the operator's, when it has one
 };
 
 struct SolutionEvaluation {
@@ -33,6 +34,8 @@ struct SolutionEvaluation {
   nlohmann::ordered_json device;  // what the worker reported (name, driver, clocks, ...)
   std::string compiler;           // the toolchain's version line, e.g. "Cuda compilation tools, release 13.0"
   std::vector<WorkloadResult> workloads;
+  std::optional<DevicePeaks> peaks;  // measured (or cached) when the target has a speed-of-light model
+  std::string peaks_note;            // why there are no peaks, when there are none
 
   [[nodiscard]] bool all_passed() const;
 };

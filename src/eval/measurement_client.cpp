@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "error/error.h"
+#include "eval/device_peaks_json.h"
 #include "eval/input_generator.h"
 #include "eval/measurement_protocol.h"
 #include "eval/worker_payload.h"
@@ -121,9 +122,19 @@ std::optional<CallFailure> MeasurementClient::measure(std::string_view kind, nlo
   if (auto f = request(kind, std::move(fields), config_.timeout, reply)) return f;
   const auto& h = reply.header;
   if (!h.contains("error")) return std::nullopt;
-  CallFailure f{CallFailure::Kind::candidate_error, h.at("error").get<std::string>(), h.value("sticky", false)};
+  CallFailure f{CallFailure::Kind::candidate_error, h.at("error").get<std::string>(),
+                h.value("sticky", false)};
   if (f.sticky) recover();
   return f;
+}
+
+DevicePeaks MeasurementClient::peaks() {
+  Message reply;
+  if (auto f =
+          request(measurement::kPeaks, nlohmann::ordered_json::object(), std::chrono::minutes(5), reply)) {
+    throw Error("measuring the device's peaks failed: " + f->message);
+  }
+  return peaks_from_json(reply.header.at("peaks"));
 }
 
 Outcome<CheckResult> MeasurementClient::check(const Definition& d, const Workload& w,

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "device/device_peaks.h"
 #include "eval/thread_activity_probe.h"
 #include "eval/timed_loop.h"
 #include "trace/definition.h"
@@ -77,6 +78,10 @@ class MeasurementClient {
 
   [[nodiscard]] const nlohmann::ordered_json& device() const noexcept { return device_; }
   [[nodiscard]] std::size_t restarts() const noexcept { return session_.restarts(); }
+
+  // Measures the device's peaks (seconds of work; cache them: device_peaks_json.h).
+  // Throws kh::Error when the worker fails.
+  [[nodiscard]] DevicePeaks peaks();
 
   [[nodiscard]] Outcome<CheckResult> check(const Definition& d, const Workload& w,
                                            const std::filesystem::path& root, std::uint64_t seed,

@@ -14,6 +14,7 @@
 //              recheck:[{iteration, set}], input_hashes_after:[[hex per input] per set],
 //              stop_reason, error?, sticky, stray}
 //          payload: the outputs of the rechecked iterations, concatenated
+//   peaks  {}   -> {peaks:{bandwidth, fp32, bf16_tensor, fp8_tensor, method}}
 //   shutdown {}
 // A reply of kind "error" carries {message} for a failure of the harness itself
 // (bad request, unloadable library); candidate failures travel in "error" fields of
@@ -26,6 +27,7 @@ inline constexpr const char* kHello = "hello";
 inline constexpr const char* kLoad = "load";
 inline constexpr const char* kCheck = "check";
 inline constexpr const char* kTime = "time";
+inline constexpr const char* kPeaks = "peaks";
 inline constexpr const char* kShutdown = "shutdown";
 
 }  // namespace kh::measurement

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "error/error.h"
+#include "eval/device_peaks_json.h"
 #include "eval/input_generator.h"
 #include "eval/measurement_protocol.h"
 #include "eval/thread_activity_probe.h"
@@ -107,6 +108,7 @@ Message MeasurementService::handle(const Message& request) {
   if (kind == measurement::kLoad) return load(request);
   if (kind == measurement::kCheck) return check(request);
   if (kind == measurement::kTime) return time(request);
+  if (kind == measurement::kPeaks) return peaks(request);
   throw Error(Location{"", 0, "kind"}, fmt::format("unknown request kind '{}'", kind));
 }
 
@@ -121,6 +123,10 @@ Message MeasurementService::hello(const Message& request) const {
                          {"l2_bytes", d.l2_bytes},
                          {"nominal_sm_clock_mhz", d.nominal_sm_clock_mhz}};
   return Message::make("hello", request.request_id, {{"device", device}});
+}
+
+Message MeasurementService::peaks(const Message& request) {
+  return Message::make("peaks", request.request_id, {{"peaks", peaks_json(backend_->measure_peaks())}});
 }
 
 Message MeasurementService::load(const Message& request) {

@@ -26,6 +26,7 @@ class MeasurementService {
  private:
   [[nodiscard]] Message hello(const Message& request) const;
   [[nodiscard]] Message load(const Message& request);
+  [[nodiscard]] Message peaks(const Message& request);
   [[nodiscard]] Message check(const Message& request);
   [[nodiscard]] Message time(const Message& request);
   [[nodiscard]] const KernelLibrary& library() const;

@@ -37,7 +37,8 @@ std::vector<std::pair<std::string, std::string>> entry_points(const ordered_json
   if (!manifest.contains(key)) return out;
   const ordered_json& section = manifest[key];
   if (!section.is_object()) {
-    throw Error(Location{manifest_path.string(), 0, key}, "must be an object of language -> \"file::function\"");
+    throw Error(Location{manifest_path.string(), 0, key},
+                "must be an object of language -> \"file::function\"");
   }
   for (const auto& [language, entry] : section.items()) {
     if (!entry.is_string() || entry.get<std::string>().find("::") == std::string::npos) {
@@ -54,8 +55,8 @@ OperatorEntry read_entry(const std::filesystem::path& dir) {
   const ordered_json manifest = read_json(manifest_path);
   OperatorEntry e;
   e.dir = dir;
-  e.definition =
-      parse_definition(read_text(dir / "definition.json"), Location{(dir / "definition.json").string(), 0, ""});
+  e.definition = parse_definition(read_text(dir / "definition.json"),
+                                  Location{(dir / "definition.json").string(), 0, ""});
   if (manifest.contains("tolerance")) {
     const auto& t = manifest["tolerance"];
     Tolerance tol;

@@ -45,18 +45,6 @@ double evaluate_formula(const expr::Node& node, const std::string& text, const A
 
 }  // namespace
 
-std::string_view compute_unit_name(ComputeUnit u) noexcept {
-  switch (u) {
-    case ComputeUnit::fp32:
-      return "fp32";
-    case ComputeUnit::bf16_tensor:
-      return "bf16_tensor";
-    case ComputeUnit::fp8_tensor:
-      return "fp8_tensor";
-  }
-  return "fp32";
-}
-
 SpeedOfLightModel parse_speed_of_light(const nlohmann::ordered_json& j, const Location& where) {
   if (!j.is_object()) throw Error(where, "must be an object with flops, bytes and compute");
   SpeedOfLightModel m;
@@ -80,18 +68,6 @@ SpeedOfLightModel parse_speed_of_light(const nlohmann::ordered_json& j, const Lo
 WorkloadWork evaluate_work(const SpeedOfLightModel& model, const AxisValues& axes) {
   return WorkloadWork{evaluate_formula(*model.flops, model.flops_text, axes),
                       evaluate_formula(*model.bytes, model.bytes_text, axes)};
-}
-
-double DevicePeaks::compute(ComputeUnit u) const noexcept {
-  switch (u) {
-    case ComputeUnit::fp32:
-      return fp32;
-    case ComputeUnit::bf16_tensor:
-      return bf16_tensor;
-    case ComputeUnit::fp8_tensor:
-      return fp8_tensor;
-  }
-  return 0;
 }
 
 std::optional<SpeedOfLight> speed_of_light(const WorkloadWork& work, ComputeUnit unit,

@@ -17,16 +17,12 @@
 #include <string>
 #include <string_view>
 
+#include "device/device_peaks.h"
 #include "error/error.h"
 #include "eval/workload_shapes.h"
 #include "trace/expr/ast.h"
 
 namespace kh {
-
-// The unit an operator's math runs on at best.
-enum class ComputeUnit { fp32, bf16_tensor, fp8_tensor };
-
-[[nodiscard]] std::string_view compute_unit_name(ComputeUnit u) noexcept;
 
 struct SpeedOfLightModel {
   std::string flops_text;
@@ -47,15 +43,6 @@ struct WorkloadWork {
 
 // Throws kh::Error naming the formula when it needs an axis the workload lacks.
 [[nodiscard]] WorkloadWork evaluate_work(const SpeedOfLightModel& model, const AxisValues& axes);
-
-// Measured peaks of one device (device/device_peaks.h measures them).
-struct DevicePeaks {
-  double bandwidth = 0;    // bytes/s, device-memory copy
-  double fp32 = 0;         // FLOP/s, FFMA
-  double bf16_tensor = 0;  // FLOP/s, dense bf16 GEMM with fp32 accumulation
-  double fp8_tensor = 0;   // FLOP/s, dense e4m3 GEMM
-  [[nodiscard]] double compute(ComputeUnit u) const noexcept;
-};
 
 struct SpeedOfLight {
   double floor_s = 0;

@@ -97,8 +97,7 @@ class Loop {
     LoopPhases& ph = result_.phases;
     auto t = Clock::now();
     std::vector<std::pair<void*, std::size_t>> regions;
-    for (const DeviceTensor& out : slots_.slots[slot])
-      regions.emplace_back(out.data, out.bytes);
+    for (const DeviceTensor& out : slots_.slots[slot]) regions.emplace_back(out.data, out.bytes);
     backend_.poison_then_flush(regions, config_.poison);
     lap(t, ph.flush_ms);
     std::vector<kh_arg> args = make_args(sets_[set], slots_.slots[slot]);

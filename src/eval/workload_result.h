@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "eval/check/output_checker.h"
+#include "eval/speed_of_light.h"
 #include "eval/timing/sample_statistics.h"
 #include "trace/trace.h"
 #include "trace/workload.h"
@@ -40,7 +41,14 @@ struct WorkloadResult {
   std::optional<LatencyMeasurement> latency;
   std::optional<LatencyMeasurement> reference_latency;
   std::size_t worker_restarts = 0;
+  std::optional<WorkloadWork> work;            // from the operator's speed-of-light model
+  std::optional<SpeedOfLight> speed_of_light;  // its floor on this device, when peaks are known
 
+  // floor / latency: 1 means the kernel runs at the device's measured limit.
+  [[nodiscard]] double speed_of_light_fraction() const {
+    if (!speed_of_light || !latency || latency->latency_ms <= 0) return 0;
+    return speed_of_light->floor_s * 1e3 / latency->latency_ms;
+  }
   [[nodiscard]] double speedup() const {
     if (!latency || !reference_latency || latency->latency_ms <= 0) return 0;
     return reference_latency->latency_ms / latency->latency_ms;

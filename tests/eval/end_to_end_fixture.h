@@ -70,7 +70,7 @@ class EndToEndSuite : public ::testing::Test {
     if (workloads > 0 && workloads < all.size()) all.resize(workloads);
     EvaluationTarget t{
         op->definition, all,           op->dir, candidate, ops_->reference("rmsnorm_h128", o.backend),
-        "default",      *op->tolerance};
+        "default",      *op->tolerance, op->speed_of_light};
     return evaluate_solution(t, o);
   }
 

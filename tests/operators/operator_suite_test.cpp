@@ -78,9 +78,11 @@ TEST_P(OperatorSuite, MatchesTheContestDefinition) {
   ASSERT_EQ(ours.axes.size(), contest->axes.size());
   for (std::size_t i = 0; i < ours.axes.size(); ++i) {
     EXPECT_EQ(ours.axes.items[i].first, contest->axes.items[i].first);
-    EXPECT_EQ(ours.axes.items[i].second.is_const(), contest->axes.items[i].second.is_const()) << ours.axes.items[i].first;
+    EXPECT_EQ(ours.axes.items[i].second.is_const(), contest->axes.items[i].second.is_const())
+        << ours.axes.items[i].first;
     if (ours.axes.items[i].second.is_const() && contest->axes.items[i].second.is_const()) {
-      EXPECT_EQ(ours.axes.items[i].second.const_value(), contest->axes.items[i].second.const_value()) << ours.axes.items[i].first;
+      EXPECT_EQ(ours.axes.items[i].second.const_value(), contest->axes.items[i].second.const_value())
+          << ours.axes.items[i].first;
     }
   }
   auto same_tensors = [](const NamedList<TensorSpec>& a, const NamedList<TensorSpec>& b) {
@@ -114,7 +116,8 @@ TEST_P(OperatorSuite, CpuBaselinePassesOnSmallWorkloads) {
                      library().baseline(GetParam(), "cpu"),
                      library().reference(GetParam(), "cpu"),
                      e.checker,
-                     e.tolerance.value_or(Tolerance{})};
+                     e.tolerance.value_or(Tolerance{}),
+                     e.speed_of_light};
   const SolutionEvaluation r = evaluate_solution(t, o);
   std::filesystem::remove_all(o.work_dir);
   ASSERT_EQ(r.candidate_build.status, BuildResult::Status::ok) << r.candidate_build.log;
@@ -125,7 +128,7 @@ TEST_P(OperatorSuite, CpuBaselinePassesOnSmallWorkloads) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shipped, OperatorSuite, ::testing::ValuesIn(operator_names()),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+                         [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
 }  // namespace
 }  // namespace kh

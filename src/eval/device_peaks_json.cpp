@@ -1,0 +1,78 @@
+#include "eval/device_peaks_json.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <span>
+
+#include "error/error.h"
+#include "eval/measurement_client.h"
+#include "tensor/fast_hash.h"
+
+namespace kh {
+
+namespace {
+
+double number(const nlohmann::ordered_json& j, const char* field) {
+  if (!j.contains(field) || !j[field].is_number()) {
+    throw Error(Location{"", 0, std::string("peaks.") + field}, "missing or not a number");
+  }
+  return j[field].get<double>();
+}
+
+// What identifies a device for its peaks: the same model, SM count and driver give the
+// same ceilings, whichever node of a cluster it sits in.
+std::string device_key(const nlohmann::ordered_json& device) {
+  const std::string identity =
+      fmt::format("{}|{}|{}|{}", device.value("backend", std::string()), device.value("name", std::string()),
+                  device.value("sm_count", 0), device.value("driver", std::string()));
+  return fmt::format("{:016x}", hash_bytes(std::as_bytes(std::span(identity.data(), identity.size()))));
+}
+
+}  // namespace
+
+nlohmann::ordered_json peaks_json(const DevicePeaks& p) {
+  return {{"bandwidth_bytes_per_s", p.bandwidth},
+          {"fp32_flops", p.fp32},
+          {"bf16_tensor_flops", p.bf16_tensor},
+          {"fp8_tensor_flops", p.fp8_tensor},
+          {"method", p.method}};
+}
+
+DevicePeaks peaks_from_json(const nlohmann::ordered_json& j) {
+  DevicePeaks p;
+  p.bandwidth = number(j, "bandwidth_bytes_per_s");
+  p.fp32 = number(j, "fp32_flops");
+  p.bf16_tensor = number(j, "bf16_tensor_flops");
+  p.fp8_tensor = number(j, "fp8_tensor_flops");
+  p.method = j.value("method", std::string());
+  return p;
+}
+
+DevicePeaks cached_device_peaks(MeasurementClient& worker, const std::filesystem::path& cache_dir,
+                                bool refresh) {
+  const std::filesystem::path path = cache_dir / "peaks" / (device_key(worker.device()) + ".json");
+  if (std::ifstream in(path); in && !refresh) {
+    try {
+      const auto cached = nlohmann::ordered_json::parse(in);
+      return peaks_from_json(cached.at("peaks"));
+    } catch (const std::exception& e) {
+      // A damaged cache entry is re-measured, and the reason shown once.
+      fmt::print(stderr, "note: re-measuring device peaks: {}: {}\n", path.string(), e.what());
+    }
+  }
+  fmt::print(stderr, "measuring the peaks of {} (once per device) ...\n",
+             worker.device().value("name", std::string("the device")));
+  const DevicePeaks p = worker.peaks();
+  std::filesystem::create_directories(path.parent_path());
+  const std::filesystem::path temporary = path.string() + "." + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary);
+    out << nlohmann::ordered_json{{"device", worker.device()}, {"peaks", peaks_json(p)}}.dump(2) << "\n";
+  }
+  std::filesystem::rename(temporary, path);
+  return p;
+}
+
+}  // namespace kh
