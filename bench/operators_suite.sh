@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Every shipped operator's CUDA baseline on every contest workload, timed beside its
+# CUDA reference, with the speed-of-light floor from this device's measured peaks.
+# Run on the GPU machine, from the repository root, after bench/run_device.sh has set
+# up the build (or with PATH/LD_LIBRARY_PATH already pointing at CUDA):
+#
+#   bash bench/operators_suite.sh OUT_DIR [DEFINITION...]     # default: all operators
+#
+# Writes OUT_DIR/op_<definition>.json (kharness eval --json), op_<definition>.log
+# (stderr: progress, notes), and operators_summary.json/.md (bench/operators_summary.py).
+# Timing is lighter than the contest's where a reference call takes long (MoE): the
+# point is the baseline's correctness on every workload and its latency next to the
+# reference's, not a leaderboard.
+set -o pipefail
+OUT=$(mkdir -p "${1:?usage: operators_suite.sh OUT_DIR [DEFINITION...]}" && cd "$1" && pwd)
+shift
+cd "$(dirname "$0")/.." || exit 1
+export PATH="/usr/local/cuda/bin:$PATH"
+export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+if [ $# -gt 0 ]; then
+  names=("$@")
+else
+  names=()
+  for d in operators/*/operator.json; do names+=("$(basename "$(dirname "$d")")"); done
+fi
+build/kharness peaks --backend cuda --json >"$OUT/peaks.json" 2>"$OUT/peaks.log"
+for name in "${names[@]}"; do
+  extra=()
+  case "$name" in
+    moe_*) extra=(--timing-trials 1 --warmup 2 --iterations 5 --timeout 600) ;;
+  esac
+  start=$SECONDS
+  timeout --kill-after=10 540 build/kharness eval --definition "$name" --baseline --backend cuda --json \
+    "${extra[@]}" >"$OUT/op_$name.json" 2>"$OUT/op_$name.log"
+  echo "$name rc=$? seconds=$((SECONDS - start))" | tee -a "$OUT/operators_runs.txt"
+done
+python3 bench/operators_summary.py "$OUT"/op_*.json --json "$OUT/operators_summary.json" \
+  --markdown "$OUT/operators_summary.md"
+cat "$OUT/operators_summary.md"
