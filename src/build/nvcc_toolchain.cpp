@@ -41,7 +41,10 @@ class NvccToolchain final : public Toolchain {
     return {"-O3", "-std=c++17", "-Xcompiler", "-fPIC", "-shared", "--expt-relaxed-constexpr", "-lineinfo",
             // Static cudart: the library then loads on a host whose libcudart
             // differs, and dlopen works on a machine without a GPU.
-            "-cudart=static", gencode(arch)};
+            "-cudart=static",
+            // ptxas's resource report (registers, shared memory, stack, spills) lands
+            // in every build log, where static analysis and agents read it.
+            "-Xptxas=-v", gencode(arch)};
   }
 
  protected:
