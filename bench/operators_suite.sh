@@ -30,7 +30,7 @@ for name in "${names[@]}"; do
     moe_*) extra=(--timing-trials 1 --warmup 2 --iterations 5 --timeout 600) ;;
   esac
   start=$SECONDS
-  timeout --kill-after=10 540 build/kharness eval --definition "$name" --baseline --backend cuda --json \
+  timeout --kill-after=10 "${OPERATOR_LIMIT:-240}" build/kharness eval --definition "$name" --baseline --backend cuda --json \
     "${extra[@]}" >"$OUT/op_$name.json" 2>"$OUT/op_$name.log"
   echo "$name rc=$? seconds=$((SECONDS - start))" | tee -a "$OUT/operators_runs.txt"
 done
