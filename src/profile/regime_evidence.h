@@ -1,0 +1,42 @@
+// Everything known about a candidate at one regime's representative workload: what the
+// diagnosis rules read. Each part may be missing (no ncu, no GPU, no model), and the
+// rules only use what is there.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "eval/speed_of_light.h"
+#include "profile/static_analysis.h"
+
+namespace kh {
+
+// Typed metrics of one kernel launch, parsed from ncu (profile/ncu_metrics.h).
+struct KernelMetrics {
+  std::string kernel;
+  double duration_us = 0;
+  double sm_throughput_pct = 0;      // compute (SM) throughput, % of peak
+  double memory_throughput_pct = 0;  // % of peak
+  double dram_bytes = 0;
+  int registers_per_thread = 0;
+  long static_shared_bytes = 0;
+  long dynamic_shared_bytes = 0;
+  double theoretical_occupancy_pct = 0;
+  double achieved_occupancy_pct = 0;
+  double waves_per_sm = 0;
+  double l2_hit_rate_pct = 0;
+  std::vector<std::pair<std::string, double>> top_stalls;  // reason -> share (%) or cycles, largest first
+};
+
+struct RegimeEvidence {
+  std::string regime;  // "small", ...
+  double latency_ms = 0;
+  std::optional<SpeedOfLight> speed_of_light;
+  double sol_fraction = 0;             // floor / latency, 0 when unknown
+  std::vector<KernelMetrics> kernels;  // empty without ncu
+  std::vector<StaticWarning> static_warnings;
+};
+
+}  // namespace kh
