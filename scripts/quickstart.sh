@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's main command: installs dependencies, builds, validates the shipped
-# operator and examples, then evaluates an example solution end to end: build, isolate,
+# operators and examples, then evaluates an example solution end to end: build, isolate,
 # check against the reference on fresh inputs, time, and write FlashInfer-Trace.
 # It runs on CUDA where a GPU and nvcc are present, and on the CPU backend otherwise.
 set -euo pipefail
@@ -11,8 +11,8 @@ build=${BUILD_DIR:-build}
 kharness="$build/kharness"
 
 echo
-echo "== kharness validate: the shipped operator and example solutions"
-"$kharness" validate operators/rmsnorm_h128/definition.json operators/rmsnorm_h128/workloads.jsonl examples/solutions
+echo "== kharness validate: the shipped operators and example solutions"
+"$kharness" validate operators/*/definition.json operators/*/workloads.jsonl examples/solutions
 
 backend=cpu
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && command -v nvcc >/dev/null 2>&1; then

@@ -1,37 +1,19 @@
 // Runs the built kharness binary on temp files and checks exit codes and output.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 
+#include "kharness_command.h"
+
 namespace {
 
 namespace fs = std::filesystem;
-
-struct CommandResult {
-  int status = -1;
-  std::string out;
-};
-
-// Shell-quotes each argument; stderr goes to stdout so messages can be checked too.
-CommandResult run(const std::string& args) {
-  CommandResult r;
-  const std::string cmd = std::string("'") + KHARNESS_BINARY + "' " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
+using kh::cli_test::CommandResult;
+using kh::cli_test::run;
 
 class TempDir {
  public:

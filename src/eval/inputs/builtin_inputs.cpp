@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "eval/input_generator.h"
+#include "eval/inputs/softmax_inputs.h"
 
 namespace kh {
 
@@ -10,6 +11,7 @@ void register_builtin_inputs() {
   static std::once_flag once;
   std::call_once(once, [] {
     // One line per operator: register_structured_inputs("<definition name>", make_..._inputs());
+    register_structured_inputs("softmax_h4096", make_softmax_inputs());
   });
 }
 

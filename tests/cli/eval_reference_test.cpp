@@ -1,0 +1,96 @@
+// `kharness eval` on the shared FlashInfer-Trace sample. The Python reference in a
+// contest definition cannot run here, so a definition is judged by kharness's own
+// reference (operators/<name>/) when it ships one, and refused with a clear message
+// when it does not. Skips where ../shared is absent, as in a user's clone.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "kharness_command.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using kh::cli_test::CommandResult;
+using kh::cli_test::run;
+using kh::cli_test::Stderr;
+
+const fs::path kSource = KHARNESS_SOURCE_DIR;
+const fs::path kSharedSet = fs::path(KHARNESS_SHARED_DIR) / "flashinfer-trace";
+const fs::path kGemmSolution = kSource / "examples" / "solutions" / "gemm_n4096_k4096_cpu.json";
+
+std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The uuid of the contest's gemm_n4096_k4096 workload with M == 1 (the cheapest on a CPU).
+std::string contest_gemm_uuid_with_m1() {
+  std::ifstream in(kSharedSet / "workloads" / "gemm" / "gemm_n4096_k4096.jsonl");
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto j = nlohmann::json::parse(line);
+    if (j["workload"]["axes"]["M"] == 1) return j["workload"]["uuid"];
+  }
+  return {};
+}
+
+// Flags that keep a CPU run of one M = 1 workload to a few seconds.
+const std::string kQuick = " --backend cpu --trials 1 --timing-trials 1 --warmup 0 --iterations 1";
+
+TEST(CliEvalReference, SharedDefinitionIsJudgedByKharnessReference) {
+  if (!fs::is_directory(kSharedSet)) GTEST_SKIP() << "../shared/flashinfer-trace is absent";
+  const std::string uuid = contest_gemm_uuid_with_m1();
+  ASSERT_FALSE(uuid.empty()) << "no M = 1 workload in the shared gemm_n4096_k4096 workloads";
+  const CommandResult r = run("eval --definition gemm_n4096_k4096 --trace-set " + quoted(kSharedSet) +
+                                  " --solution " + quoted(kGemmSolution) + " --operators " +
+                                  quoted(kSource / "operators") + " --workload " + uuid + kQuick + " --json",
+                              Stderr::dropped);
+  ASSERT_EQ(r.status, 0) << r.out.substr(0, 4000);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["definition"], "gemm_n4096_k4096");
+  EXPECT_EQ(j["solution"], "gemm_n4096_k4096_cpu_blocked");
+  EXPECT_TRUE(j["all_passed"].get<bool>());
+  ASSERT_EQ(j["traces"].size(), 1u);
+  const auto& trace = j["traces"][0];
+  EXPECT_EQ(trace["workload"]["uuid"], uuid) << "the contest's workload, not one of ours";
+  EXPECT_EQ(trace["evaluation"]["status"], "PASSED") << trace["evaluation"]["log"];
+  // The reference ran (and was timed): the C++ one of operators/gemm_n4096_k4096.
+  EXPECT_GT(trace["evaluation"]["performance"]["reference_latency_ms"].get<double>(), 0);
+}
+
+TEST(CliEvalReference, SharedDefinitionWithoutKharnessReferenceIsRefused) {
+  if (!fs::is_directory(kSharedSet)) GTEST_SKIP() << "../shared/flashinfer-trace is absent";
+  const CommandResult r =
+      run("eval --definition gemm_n128_k2048 --trace-set " + quoted(kSharedSet) + " --solution " +
+          quoted(kGemmSolution) + " --operators " + quoted(kSource / "operators") + kQuick);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("error: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kharness has no reference for definition 'gemm_n128_k2048'"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("cannot be evaluated"), std::string::npos) << r.out;
+}
+
+// The example is the operator's CPU baseline inline; the two must not drift apart.
+TEST(CliEvalReference, GemmExampleSolutionCarriesTheBaselineSources) {
+  const auto j = nlohmann::json::parse(read_text(kGemmSolution));
+  EXPECT_EQ(j["spec"]["binding"], "kharness");
+  EXPECT_EQ(j["spec"]["language"], "cpp");
+  ASSERT_EQ(j["sources"].size(), 2u);
+  const fs::path op = kSource / "operators" / "gemm_n4096_k4096";
+  EXPECT_EQ(j["sources"][0]["path"], "gemm.cpp");
+  EXPECT_EQ(j["sources"][0]["content"], read_text(op / "baseline.cpp"))
+      << "sources[0] differs from baseline.cpp";
+  EXPECT_EQ(j["sources"][1]["path"], "fp16.h");
+  EXPECT_EQ(j["sources"][1]["content"], read_text(op / "fp16.h")) << "sources[1] differs from fp16.h";
+}
+
+}  // namespace
