@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "eval/input_generator.h"
+#include "eval/inputs/dsa_attention_inputs.h"
 
 namespace kh {
 
@@ -10,6 +11,8 @@ void register_builtin_inputs() {
   static std::once_flag once;
   std::call_once(once, [] {
     // One line per operator: register_structured_inputs("<definition name>", make_..._inputs());
+    register_structured_inputs("dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64",
+                               make_dsa_attention_inputs());
   });
 }
 
