@@ -1,9 +1,8 @@
 // CUDA reference for dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64: one block per
 // (token, head), fp32 throughout, a two-pass softmax. Pass 1: one warp per index computes
-// the 576-wide dot product into a shared logit array (-inf for padding) and keeps the row
-// id. Pass 2: block max and sum, then the logits become probabilities. Pass 3: each thread
-// owns output dimensions and sums p_i * ckv_row_i over the list. Correctness first; every
-// gathered row is read once per head.
+// the 576-wide dot product into a shared logit array (-inf for padding). Pass 2: block
+// max and sum. Pass 3: each thread owns output dimensions and sums p_i * ckv_row_i over
+// the list. Correctness first; every gathered row is read once per head.
 #include <cuda_bf16.h>
 #include <kharness/kernel.h>
 
@@ -53,10 +52,9 @@ __device__ float logit_of(const Problem& p, int64_t th, int64_t row) {
   return sum * p.sm_scale;
 }
 
-// Dynamic shared memory: topk floats of logits, then topk row ids (-1 for padding).
+// Dynamic shared memory: topk floats of logits.
 __global__ void dsa_attention_reference_kernel(Problem p) {
   extern __shared__ float logits[];
-  auto* rows = reinterpret_cast<int32_t*>(logits + p.topk);
   __shared__ float scratch[kWarps];
   const int64_t th = blockIdx.x;  // token * heads + head
   const int64_t t = th / p.heads;
@@ -65,10 +63,7 @@ __global__ void dsa_attention_reference_kernel(Problem p) {
     const int32_t row = list[i];
     const bool valid = row >= 0 && row < p.rows;  // the generator's padding is -1
     const float l = valid ? logit_of(p, th, row) : -INFINITY;
-    if (threadIdx.x % 32 == 0) {
-      logits[i] = l;
-      rows[i] = valid ? row : -1;
-    }
+    if (threadIdx.x % 32 == 0) logits[i] = l;
   }
   __syncthreads();
   float local_max = -INFINITY;
@@ -83,16 +78,14 @@ __global__ void dsa_attention_reference_kernel(Problem p) {
   float local_sum = 0.f;
   for (int64_t i = threadIdx.x; i < p.topk; i += kThreads) local_sum += expf(logits[i] - max_logit);
   const float sum = block_reduce(local_sum, scratch, [](float a, float b) { return a + b; });
-  for (int64_t i = threadIdx.x; i < p.topk; i += kThreads) logits[i] = expf(logits[i] - max_logit) / sum;
-  __syncthreads();
   for (int64_t d = threadIdx.x; d < p.dim_ckv; d += kThreads) {
     float acc = 0.f;
-#pragma unroll 8  // independent row loads in flight
     for (int64_t i = 0; i < p.topk; ++i) {
-      const int32_t row = rows[i];
-      if (row >= 0) acc += logits[i] * __bfloat162float(p.ckv[static_cast<int64_t>(row) * p.dim_ckv + d]);
+      if (logits[i] == -INFINITY) continue;
+      acc += expf(logits[i] - max_logit) *
+             __bfloat162float(p.ckv[static_cast<int64_t>(list[i]) * p.dim_ckv + d]);
     }
-    out[d] = __float2bfloat16(acc);
+    out[d] = __float2bfloat16(acc / sum);
   }
   if (threadIdx.x == 0) p.lse[th] = (max_logit + logf(sum)) / 0.69314718055994531f;
 }
@@ -118,7 +111,7 @@ void dsa_sparse_attention_reference(const DLTensor* q_nope, const DLTensor* q_pe
   p.sm_scale = sm_scale;
   const int64_t blocks = q_nope->shape[0] * p.heads;
   if (blocks == 0) return;
-  // topk = 2048 logits and row ids = 16 KiB of dynamic shared memory, under the default 48 KiB.
-  const size_t smem = static_cast<size_t>(p.topk) * (sizeof(float) + sizeof(int32_t));
-  dsa_attention_reference_kernel<<<static_cast<unsigned>(blocks), kThreads, smem, stream>>>(p);
+  // topk = 2048 floats = 8 KiB of dynamic shared memory, well under the default 48 KiB.
+  dsa_attention_reference_kernel<<<static_cast<unsigned>(blocks), kThreads, p.topk * sizeof(float), stream>>>(
+      p);
 }
