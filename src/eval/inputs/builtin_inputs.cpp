@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "eval/input_generator.h"
+#include "eval/inputs/dsa_attention_inputs.h"
 #include "eval/inputs/softmax_inputs.h"
 
 namespace kh {
@@ -12,6 +13,8 @@ void register_builtin_inputs() {
   std::call_once(once, [] {
     // One line per operator: register_structured_inputs("<definition name>", make_..._inputs());
     register_structured_inputs("softmax_h4096", make_softmax_inputs());
+    register_structured_inputs("dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64",
+                               make_dsa_attention_inputs());
   });
 }
 
