@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "eval/input_generator.h"
+#include "eval/inputs/dsa_topk_inputs.h"
 
 namespace kh {
 
@@ -10,6 +11,7 @@ void register_builtin_inputs() {
   static std::once_flag once;
   std::call_once(once, [] {
     // One line per operator: register_structured_inputs("<definition name>", make_..._inputs());
+    register_structured_inputs("dsa_topk_indexer_fp8_h64_d128_topk2048_ps64", make_dsa_topk_inputs());
   });
 }
 
