@@ -148,6 +148,38 @@ RowComparison compare_left_out(const std::vector<ScoredToken>& cand, const std::
   return c;
 }
 
+// One request: its structure (candidate, then the reference's), then its scores.
+struct RowOutcome {
+  std::string error;  // a structural failure; the comparison is then empty
+  RowComparison comparison;
+  double magnitude = 0;
+};
+
+RowOutcome check_row(const IndexerScores& scores, std::int64_t b, std::span<const std::int32_t> cand,
+                     std::span<const std::int32_t> ref, const Tolerance& tol, const std::string& where) {
+  RowOutcome out;
+  const std::int64_t seq_len = scores.seq_len(b);
+  const RequestTokens own = scores.tokens(b);
+  const std::int64_t token_count = scores.num_pages() * kPageTokens;
+  const RowSelection c = read_row(cand, own, seq_len, token_count, where);
+  const RowSelection r = read_row(ref, own, seq_len, token_count, "the REFERENCE's " + where);
+  out.error = !c.error.empty() ? c.error : r.error;
+  if (!out.error.empty()) return out;
+  std::unordered_map<std::int64_t, IndexerScores::Score> cache;
+  const std::vector<ScoredToken> rs = sorted_scores(scores, b, r.tokens, cache);
+  for (const auto& [token, s] : cache) out.magnitude = std::max(out.magnitude, s.magnitude);
+  const std::vector<ScoredToken> cs = sorted_scores(scores, b, c.tokens, cache);
+  out.comparison = compare_row(cs, rs, out.magnitude, tol);
+  if (out.comparison.worst_ratio <= 1) {
+    RowComparison left_out = compare_left_out(cs, rs, out.magnitude, tol);
+    if (left_out.worst_ratio > out.comparison.worst_ratio) {
+      left_out.max_abs_error = out.comparison.max_abs_error;
+      out.comparison = std::move(left_out);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 CheckVerdict TopkIndexerChecker::check(const CheckContext& ctx) const {
@@ -165,43 +197,21 @@ CheckVerdict TopkIndexerChecker::check(const CheckContext& ctx) const {
       return v;
     }
   }
-  const std::span<const std::int32_t> c_all = cand.as<std::int32_t>();
-  const std::span<const std::int32_t> r_all = ref.as<std::int32_t>();
-  const std::int64_t token_count = scores.num_pages() * kPageTokens;
   RowComparison worst;
   std::int64_t worst_row = -1;
   for (std::int64_t b = 0; b < batch; ++b) {
-    const std::int64_t seq_len = scores.seq_len(b);
-    const RequestTokens own = scores.tokens(b);
-    const std::string where = fmt::format("output '{}' row {}", output, b);
-    const RowSelection c = read_row(c_all.subspan(b * kTopK, kTopK), own, seq_len, token_count, where);
-    if (!c.error.empty()) {
-      v.reason = c.error;
+    RowOutcome row = check_row(scores, b, cand.as<std::int32_t>().subspan(b * kTopK, kTopK),
+                               ref.as<std::int32_t>().subspan(b * kTopK, kTopK), ctx.tolerance,
+                               fmt::format("output '{}' row {}", output, b));
+    if (!row.error.empty()) {
+      v.reason = std::move(row.error);
       return v;
     }
-    const RowSelection r =
-        read_row(r_all.subspan(b * kTopK, kTopK), own, seq_len, token_count, "the REFERENCE's " + where);
-    if (!r.error.empty()) {
-      v.reason = r.error;
-      return v;
-    }
-    std::unordered_map<std::int64_t, IndexerScores::Score> cache;
-    const std::vector<ScoredToken> rs = sorted_scores(scores, b, r.tokens, cache);
-    double magnitude = 0;
-    for (const auto& [token, s] : cache) magnitude = std::max(magnitude, s.magnitude);
-    const std::vector<ScoredToken> cs = sorted_scores(scores, b, c.tokens, cache);
-    RowComparison row = compare_row(cs, rs, magnitude, ctx.tolerance);
-    if (row.worst_ratio <= 1) {
-      RowComparison left_out = compare_left_out(cs, rs, magnitude, ctx.tolerance);
-      if (left_out.worst_ratio > row.worst_ratio) {
-        left_out.max_abs_error = row.max_abs_error;
-        row = std::move(left_out);
-      }
-    }
-    v.max_absolute_error = std::max(v.max_absolute_error, row.max_abs_error);
-    if (magnitude > 0) v.max_relative_error = std::max(v.max_relative_error, row.max_abs_error / magnitude);
-    if (worst_row < 0 || row.worst_ratio > worst.worst_ratio) {
-      worst = std::move(row);
+    v.max_absolute_error = std::max(v.max_absolute_error, row.comparison.max_abs_error);
+    if (row.magnitude > 0)
+      v.max_relative_error = std::max(v.max_relative_error, row.comparison.max_abs_error / row.magnitude);
+    if (worst_row < 0 || row.comparison.worst_ratio > worst.worst_ratio) {
+      worst = std::move(row.comparison);
       worst_row = b;
     }
   }
