@@ -4,6 +4,7 @@
 
 #include "eval/input_generator.h"
 #include "eval/inputs/dsa_attention_inputs.h"
+#include "eval/inputs/dsa_topk_inputs.h"
 #include "eval/inputs/softmax_inputs.h"
 
 namespace kh {
@@ -15,6 +16,7 @@ void register_builtin_inputs() {
     register_structured_inputs("softmax_h4096", make_softmax_inputs());
     register_structured_inputs("dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64",
                                make_dsa_attention_inputs());
+    register_structured_inputs("dsa_topk_indexer_fp8_h64_d128_topk2048_ps64", make_dsa_topk_inputs());
   });
 }
 
