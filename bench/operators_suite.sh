@@ -28,6 +28,7 @@ for name in "${names[@]}"; do
   extra=()
   case "$name" in
     moe_*) extra=(--timing-trials 1 --warmup 2 --iterations 5 --timeout 600) ;;
+    *) extra=(--timing-trials 2 --warmup 3 --iterations 20) ;;
   esac
   start=$SECONDS
   timeout --kill-after=10 "${OPERATOR_LIMIT:-240}" build/kharness eval --definition "$name" --baseline --backend cuda --json \
