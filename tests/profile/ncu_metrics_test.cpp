@@ -1,0 +1,59 @@
+// The ncu raw-page parser. These cases are hand-written in the layout ncu 2025 prints;
+// the fixture captured on the H200 (tests/profile/fixtures/) joins them once recorded.
+#include "profile/ncu_metrics.h"
+
+#include <gtest/gtest.h>
+
+#include "error/error.h"
+
+namespace kh {
+namespace {
+
+const char* kTwoLaunches =
+    "==PROF== Connected to process 4242 (/opt/kharness)\n"
+    "\"ID\",\"Process ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes.sum\","
+    "\"sm__throughput.avg.pct_of_peak_sustained_elapsed\","
+    "\"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed\",\"launch__registers_per_thread\","
+    "\"launch__waves_per_multiprocessor\",\"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio\","
+    "\"smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio\"\n"
+    "\"\",\"\",\"\",\"nsecond\",\"Mbyte\",\"%\",\"%\",\"register/thread\",\"\",\"ratio\",\"ratio\"\n"
+    "\"0\",\"4242\",\"rmsnorm_kernel(const __nv_bfloat16 *, int)\",\"12,480\",\"33.55\",\"21.4\",\"88.9\",\"32\","
+    "\"3.88\",\"5.5\",\"0.75\"\n"
+    "\"1\",\"4242\",\"other\",\"1,024\",\"0.1\",\"1\",\"2\",\"16\",\"0.02\",\"0\",\"1.5\"\n";
+
+TEST(NcuMetrics, ParsesRowsWithUnitsAndSeparators) {
+  const auto k = parse_ncu_raw_csv(kTwoLaunches);
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[0].kernel, "rmsnorm_kernel(const __nv_bfloat16 *, int)");
+  EXPECT_DOUBLE_EQ(k[0].duration_us, 12.48);
+  EXPECT_DOUBLE_EQ(k[0].dram_bytes, 33.55e6);
+  EXPECT_DOUBLE_EQ(k[0].sm_throughput_pct, 21.4);
+  EXPECT_DOUBLE_EQ(k[0].memory_throughput_pct, 88.9);
+  EXPECT_EQ(k[0].registers_per_thread, 32);
+  EXPECT_DOUBLE_EQ(k[0].waves_per_sm, 3.88);
+  ASSERT_EQ(k[0].top_stalls.size(), 2u);
+  EXPECT_EQ(k[0].top_stalls[0].first, "long_scoreboard");
+  EXPECT_EQ(k[1].top_stalls.front().first, "barrier");
+  EXPECT_DOUBLE_EQ(k[1].duration_us, 1.024);
+}
+
+TEST(NcuMetrics, MalformedInputNamesTheRow) {
+  EXPECT_THROW((void)parse_ncu_raw_csv("no table here\n"), Error);
+  try {
+    (void)parse_ncu_raw_csv("\"ID\",\"Kernel Name\"\n\"\",\"\"\n\"0\",\"k\",\"extra\"\n");
+    FAIL() << "a row of the wrong width was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("3 fields"), std::string::npos) << e.what();
+  }
+}
+
+TEST(NcuMetrics, AsksForEveryMetricItParses) {
+  const auto& names = ncu_metric_names();
+  for (const char* m : {"gpu__time_duration.sum", "dram__bytes.sum", "launch__waves_per_multiprocessor",
+                        "lts__t_sector_hit_rate.pct", "sm__warps_active.avg.pct_of_peak_sustained_active"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), m), names.end()) << m;
+  }
+}
+
+}  // namespace
+}  // namespace kh
