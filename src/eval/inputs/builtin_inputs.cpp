@@ -5,6 +5,7 @@
 #include "eval/input_generator.h"
 #include "eval/inputs/dsa_attention_inputs.h"
 #include "eval/inputs/dsa_topk_inputs.h"
+#include "eval/inputs/gdn_inputs.h"
 #include "eval/inputs/softmax_inputs.h"
 
 namespace kh {
@@ -17,6 +18,8 @@ void register_builtin_inputs() {
     register_structured_inputs("dsa_sparse_attention_h16_ckv512_kpe64_topk2048_ps64",
                                make_dsa_attention_inputs());
     register_structured_inputs("dsa_topk_indexer_fp8_h64_d128_topk2048_ps64", make_dsa_topk_inputs());
+    register_structured_inputs("gdn_decode_qk4_v8_d128_k_last", make_gdn_inputs());
+    register_structured_inputs("gdn_prefill_qk4_v8_d128_k_last", make_gdn_inputs());
   });
 }
 
