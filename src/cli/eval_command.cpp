@@ -13,6 +13,7 @@
 
 #include "cli/backend_choice.h"
 #include "cli/eval_table.h"
+#include "cli/workload_source.h"
 #include "device/backend.h"
 #include "error/error.h"
 #include "eval/evaluator.h"
@@ -50,34 +51,8 @@ struct EvalArgs {
   std::optional<std::uint64_t> seed;
 };
 
-struct LoadedInputs {
-  Definition definition;
-  std::vector<Workload> workloads;
-  std::filesystem::path root;
-};
-
 LoadedInputs load_inputs(const EvalArgs& a, const OperatorLibrary& ops) {
-  LoadedInputs in;
-  if (!a.trace_set.empty()) {
-    TraceSet set = load_trace_set(a.trace_set);
-    const Definition* d = set.find_definition(a.definition);
-    if (d == nullptr) {
-      throw Error(Location{a.trace_set, 0, "definition"},
-                  fmt::format("no definition named '{}' in the trace set", a.definition));
-    }
-    in.definition = *d;
-    for (const auto* e : set.workloads_for(a.definition)) in.workloads.push_back(e->value.workload);
-    in.root = a.trace_set;
-  } else {
-    const OperatorEntry* e = ops.find(a.definition);
-    if (e == nullptr) {
-      throw Error(Location{"", 0, "--definition"},
-                  fmt::format("'{}' is not one of kharness's operators; pass --trace-set DIR", a.definition));
-    }
-    in.definition = e->definition;
-    in.workloads = ops.workloads(a.definition, a.small);
-    in.root = e->dir;
-  }
+  LoadedInputs in = load_definition_workloads(a.trace_set, a.definition, ops, a.small);
   if (!a.workloads.empty()) {
     std::vector<Workload> chosen;
     for (const std::string& uuid : a.workloads) {
@@ -88,10 +63,6 @@ LoadedInputs load_inputs(const EvalArgs& a, const OperatorLibrary& ops) {
       chosen.push_back(*it);
     }
     in.workloads = std::move(chosen);
-  }
-  if (in.workloads.empty()) {
-    throw Error(Location{"", 0, "--definition"},
-                fmt::format("definition '{}' has no workloads", a.definition));
   }
   return in;
 }
@@ -132,10 +103,7 @@ void progress_line(const EvalProgress& p) {
 }
 
 int run_eval(const EvalArgs& a) {
-  const std::optional<std::filesystem::path> ops_root =
-      a.operators.empty() ? OperatorLibrary::default_root()
-                          : std::optional<std::filesystem::path>(a.operators);
-  const OperatorLibrary ops = ops_root ? OperatorLibrary::load(*ops_root) : OperatorLibrary{};
+  const OperatorLibrary ops = operator_library(a.operators);
   const std::string backend = pick_backend(a.backend);
   LoadedInputs in = load_inputs(a, ops);
   const OperatorEntry* op = ops.find(a.definition);

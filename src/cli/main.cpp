@@ -3,6 +3,7 @@
 
 #include "cli/eval_command.h"
 #include "cli/peaks_command.h"
+#include "cli/profile_command.h"
 #include "cli/validate_command.h"
 
 int main(int argc, char** argv) {
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   kh::cli::register_validate(app, exit_code);
   kh::cli::register_eval(app, exit_code);
   kh::cli::register_peaks(app, exit_code);
+  kh::cli::register_profile(app, exit_code);
   kh::cli::register_worker(app, exit_code);
   try {
     app.parse(argc, argv);

@@ -94,6 +94,11 @@ class Backend {
   [[nodiscard]] virtual std::vector<TimerKind> timers() const = 0;
   [[nodiscard]] virtual std::unique_ptr<IterationTimer> make_timer(TimerKind kind) = 0;
 
+  // Names the span of one kernel call for profilers (an NVTX range on CUDA, so ncu can
+  // select exactly the candidate's launches); a no-op elsewhere and when no tool listens.
+  virtual void mark_call_begin(const char* /*name*/) {}
+  virtual void mark_call_end() {}
+
   // Measures bandwidth and compute peaks (device_peaks.h); seconds of work, so callers
   // cache the result per device.
   [[nodiscard]] virtual DevicePeaks measure_peaks() = 0;

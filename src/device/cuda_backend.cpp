@@ -1,6 +1,7 @@
 #include "device/cuda_backend.h"
 
 #include <dlpack/dlpack.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <array>
 
@@ -179,6 +180,10 @@ bool CudaBackend::sticky() const {
 }
 
 std::vector<TimerKind> CudaBackend::timers() const { return {TimerKind::cupti_span, TimerKind::cuda_event}; }
+
+void CudaBackend::mark_call_begin(const char* name) { nvtxRangePushA(name); }
+
+void CudaBackend::mark_call_end() { nvtxRangePop(); }
 
 DevicePeaks CudaBackend::measure_peaks() {
   DevicePeaks p = measure_cuda_peaks(housekeeping_stream_.get());

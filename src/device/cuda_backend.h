@@ -52,6 +52,8 @@ class CudaBackend final : public Backend {
   [[nodiscard]] std::vector<TimerKind> timers() const override;
   [[nodiscard]] std::unique_ptr<IterationTimer> make_timer(TimerKind kind) override;
   [[nodiscard]] DevicePeaks measure_peaks() override;
+  void mark_call_begin(const char* name) override;
+  void mark_call_end() override;
 
  private:
   int ordinal_;

@@ -32,6 +32,7 @@ class MeasurementService {
   [[nodiscard]] const KernelLibrary& library() const;
 
   std::unique_ptr<Backend> backend_;
+  std::uint64_t calls_ = 0;  // check calls served, to name profiler ranges
   std::optional<KernelLibrary> library_;
 };
 

@@ -16,11 +16,10 @@ constexpr std::string_view kStallPrefix = "smsp__average_warps_issue_stalled_";
 constexpr std::string_view kStallSuffix = "_per_issue_active.ratio";
 
 const std::vector<std::string>& stall_reasons() {
-  static const std::vector<std::string> r{"barrier",     "branch_resolving", "dispatch_stall", "drain",
-                                          "imc_miss",    "lg_throttle",      "long_scoreboard", "math_pipe_throttle",
-                                          "membar",      "mio_throttle",     "misc",            "no_instruction",
-                                          "not_selected", "short_scoreboard", "sleeping",        "tex_throttle",
-                                          "wait"};
+  static const std::vector<std::string> r{
+      "barrier",         "branch_resolving",   "dispatch_stall", "drain",        "imc_miss", "lg_throttle",
+      "long_scoreboard", "math_pipe_throttle", "membar",         "mio_throttle", "misc",     "no_instruction",
+      "not_selected",    "short_scoreboard",   "sleeping",       "tex_throttle", "wait"};
   return r;
 }
 
@@ -70,8 +69,8 @@ double to_bytes(const std::string& unit) {
   return 1;
 }
 
-KernelMetrics row_metrics(const std::map<std::string, std::size_t>& column, const std::vector<std::string>& units,
-                          const std::vector<std::string>& row) {
+KernelMetrics row_metrics(const std::map<std::string, std::size_t>& column,
+                          const std::vector<std::string>& units, const std::vector<std::string>& row) {
   auto get = [&](const std::string& name) -> double {
     const auto it = column.find(name);
     return it == column.end() ? 0 : number(row[it->second]);

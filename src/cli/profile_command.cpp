@@ -1,0 +1,127 @@
+#include "cli/profile_command.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "cli/backend_choice.h"
+#include "cli/workload_source.h"
+#include "error/error.h"
+#include "profile/profile_session.h"
+#include "trace/json_io.h"
+#include "trace/trace_set.h"
+
+namespace kh::cli {
+
+namespace {
+
+struct ProfileArgs {
+  std::string definition;
+  std::string solution;
+  std::string trace_set;
+  std::string operators;
+  std::string backend = "auto";
+  std::string out = "kharness-profile";
+  bool baseline = false;
+  bool small = false;
+  bool json = false;
+  bool no_ncu = false;
+};
+
+std::filesystem::path self_executable() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw Error("cannot locate the kharness executable (/proc/self/exe): " + ec.message());
+  return p;
+}
+
+ProfileRequest make_request(const ProfileArgs& a, const std::string& backend) {
+  const OperatorLibrary ops = operator_library(a.operators);
+  LoadedInputs in = load_definition_workloads(a.trace_set, a.definition, ops, a.small);
+  const OperatorEntry* op = ops.find(a.definition);
+  ProfileRequest r{
+      EvaluationTarget{in.definition, in.workloads, in.root,
+                       a.baseline ? ops.baseline(a.definition, backend) : load_solution_file(a.solution),
+                       ops.reference(a.definition, backend), op ? op->checker : "default",
+                       op && op->tolerance ? *op->tolerance : Tolerance{},
+                       op ? op->speed_of_light : std::nullopt},
+      a.solution,
+      a.trace_set,
+      self_executable(),
+      a.out,
+      EvalOptions{},
+      !a.no_ncu};
+  std::filesystem::create_directories(r.out_dir);
+  if (a.baseline) {  // ncu runs its own eval, which needs the solution as a file
+    r.solution_file = r.out_dir / "solution.json";
+    std::ofstream(r.solution_file) << write_solution(r.target.candidate);
+  }
+  r.options.backend = backend;
+  r.options.correctness_trials = 2;
+  r.options.timing_trials = 1;
+  r.options.warmup = 3;
+  r.options.iterations = 20;
+  return r;
+}
+
+int run(const ProfileArgs& a) {
+  const std::string backend = pick_backend(a.backend);
+  const ProfileRequest request = make_request(a, backend);
+  fmt::print(stderr, "kharness profile: {} on {} ({} workloads), {} backend\n", request.target.candidate.name,
+             a.definition, request.target.workloads.size(), backend);
+  const ProfileReport report = run_profile(request);
+  const auto md_path = request.out_dir / "profile.md";
+  const auto json_path = request.out_dir / "profile.json";
+  std::ofstream(md_path) << report.markdown();
+  std::ofstream(json_path) << report.json().dump(2) << "\n";
+  if (a.json) {
+    fmt::print("{}\n", report.json().dump(2));
+  } else {
+    fmt::print("{}\n", report.markdown());
+  }
+  fmt::print(stderr, "wrote {} and {}\n", md_path.string(), json_path.string());
+  return 0;
+}
+
+}  // namespace
+
+void register_profile(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<ProfileArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "profile",
+      "Diagnose a candidate per shape regime: latency, speed of light, ncu metrics, static analysis");
+  cmd->add_option("--definition", args->definition, "Definition name")->required();
+  auto* solution =
+      cmd->add_option("--solution", args->solution, "Solution JSON file")->check(CLI::ExistingFile);
+  auto* baseline =
+      cmd->add_flag("--baseline", args->baseline, "Profile kharness's baseline of the definition");
+  solution->excludes(baseline);
+  baseline->excludes(solution);
+  cmd->add_option("--trace-set", args->trace_set, "FlashInfer-Trace folder with the definition and workloads")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--operators", args->operators, "Folder of kharness operators (references)");
+  cmd->add_option("--backend", args->backend, "cuda, cpu, or auto")
+      ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  cmd->add_option("--out", args->out, "Folder for profile.md, profile.json and ncu's files");
+  cmd->add_flag("--small", args->small, "Use the operator's small CI workloads");
+  cmd->add_flag("--no-ncu", args->no_ncu,
+                "Skip Nsight Compute (latency, speed of light and static analysis only)");
+  cmd->add_flag("--json", args->json, "Print the report as JSON");
+  cmd->callback([args, &exit_code] {
+    if (args->solution.empty() && !args->baseline) {
+      fmt::print(stderr, "error: profile needs --solution FILE or --baseline\n");
+      exit_code = 2;
+      return;
+    }
+    try {
+      exit_code = run(*args);
+    } catch (const Error& e) {
+      fmt::print(stderr, "error: {}\n", e.what());
+      exit_code = 2;
+    }
+  });
+}
+
+}  // namespace kh::cli

@@ -1,0 +1,94 @@
+#include "profile/ncu_driver.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "build/detail/child_process.h"
+#include "build/detail/compiler_lookup.h"
+#include "error/error.h"
+#include "profile/ncu_metrics.h"
+
+namespace kh {
+
+std::optional<std::filesystem::path> find_ncu() {
+  return detail::find_compiler("KHARNESS_NCU", "ncu", {"/usr/local/cuda/bin/ncu"});
+}
+
+std::vector<std::string> ncu_command(const std::filesystem::path& ncu, const NcuRequest& r) {
+  std::vector<std::string> argv{ncu.string(),
+                                "--clock-control",
+                                "none",
+                                "--target-processes",
+                                "all",
+                                "--nvtx",
+                                "--nvtx-include",
+                                "kh_candidate_2/",
+                                "--metrics",
+                                fmt::format("{}", fmt::join(ncu_metric_names(), ",")),
+                                "--csv",
+                                "--page",
+                                "raw",
+                                "--log-file",
+                                (r.work_dir / "ncu.csv").string(),
+                                r.kharness.string(),
+                                "eval",
+                                "--definition",
+                                r.definition,
+                                "--solution",
+                                r.solution.string(),
+                                "--workload",
+                                r.workload,
+                                "--backend",
+                                "cuda",
+                                "--trials",
+                                "2",
+                                "--timing-trials",
+                                "1",
+                                "--warmup",
+                                "0",
+                                "--iterations",
+                                "1",
+                                "--no-reference-timing"};
+  if (!r.trace_set.empty()) {
+    argv.push_back("--trace-set");
+    argv.push_back(r.trace_set.string());
+  }
+  return argv;
+}
+
+NcuRun run_ncu(const NcuRequest& r) {
+  NcuRun run;
+  const auto ncu = find_ncu();
+  if (!ncu) {
+    run.note = "ncu not found (set KHARNESS_NCU or PATH): no hardware metrics";
+    return run;
+  }
+  std::filesystem::create_directories(r.work_dir);
+  run.command = ncu_command(*ncu, r);
+  const detail::ProcessOutcome p = detail::run_process(run.command, r.work_dir, r.timeout);
+  run.seconds = p.seconds;
+  std::ofstream(r.work_dir / "ncu.log") << p.output;
+  std::ifstream csv(r.work_dir / "ncu.csv");
+  if (!csv) {
+    run.note = fmt::format("ncu wrote no CSV (exit {}{}): see {}", p.exit_code,
+                           p.timed_out ? ", timed out" : "", (r.work_dir / "ncu.log").string());
+    return run;
+  }
+  std::stringstream text;
+  text << csv.rdbuf();
+  try {
+    run.kernels = parse_ncu_raw_csv(text.str());
+  } catch (const Error& e) {
+    run.note = fmt::format("ncu's CSV did not parse: {}", e.what());
+    return run;
+  }
+  if (run.kernels.empty()) {
+    run.note = fmt::format("ncu profiled no launch in range kh_candidate_2 (exit {}): see {}", p.exit_code,
+                           (r.work_dir / "ncu.log").string());
+  }
+  return run;
+}
+
+}  // namespace kh

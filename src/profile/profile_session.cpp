@@ -1,0 +1,85 @@
+#include "profile/profile_session.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <map>
+
+#include "eval/workload_shapes.h"
+
+namespace kh {
+
+namespace {
+
+// Model bytes plus FLOPs at an intensity of 100 (a typical ridge) plus a launch's worth
+// of bytes: a device-free cost that orders workloads as their floors would.
+std::pair<std::vector<double>, std::string> workload_costs(const EvaluationTarget& t) {
+  if (!t.speed_of_light) return {var_axes_product(t.definition, t.workloads), "the product of the var axes"};
+  std::vector<double> costs;
+  for (const Workload& w : t.workloads) {
+    const WorkloadWork work = evaluate_work(*t.speed_of_light, resolve_axes(t.definition, w));
+    costs.push_back(work.bytes + work.flops / 100 + 2e6);
+  }
+  return {costs, "the speed-of-light model (bytes + flops/100 + a launch)"};
+}
+
+bool any_memory_bound(const std::vector<WorkloadResult>& results) {
+  for (const WorkloadResult& r : results) {
+    if (r.speed_of_light && r.speed_of_light->bound == "memory") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+ProfileReport run_profile(const ProfileRequest& request) {
+  const auto started = std::chrono::steady_clock::now();
+  ProfileReport report;
+  report.definition = request.target.definition.name;
+  report.solution = request.target.candidate.name;
+  const auto [costs, basis] = workload_costs(request.target);
+  report.plan = discover_regimes(request.target.definition, request.target.workloads, costs, basis);
+
+  EvaluationTarget quick = request.target;
+  quick.workloads.clear();
+  for (const Regime& r : report.plan.regimes)
+    quick.workloads.push_back(request.target.workloads[r.representatives.front()]);
+  const SolutionEvaluation eval = evaluate_solution(quick, request.options);
+  report.device = eval.device;
+
+  const bool cuda = request.options.backend == "cuda";
+  if (cuda && eval.candidate_build.status == BuildResult::Status::ok) {
+    StaticContext context;
+    if (request.target.speed_of_light) context.compute = request.target.speed_of_light->compute;
+    context.memory_bound = any_memory_bound(eval.workloads);
+    report.static_report = analyse_binary(eval.candidate_build.library, eval.candidate_build.log, context);
+    report.static_analysed = true;
+  }
+  for (std::size_t i = 0; i < report.plan.regimes.size(); ++i) {
+    RegimeProfile rp;
+    rp.regime = report.plan.regimes[i];
+    rp.result = eval.workloads.at(i);
+    rp.evidence.regime = rp.regime.name;
+    if (rp.result.latency) rp.evidence.latency_ms = rp.result.latency->latency_ms;
+    rp.evidence.speed_of_light = rp.result.speed_of_light;
+    rp.evidence.sol_fraction = rp.result.speed_of_light_fraction();
+    rp.evidence.static_warnings = report.static_report.warnings;
+    if (!cuda) {
+      rp.ncu_note = "CPU backend: no hardware profile";
+    } else if (!request.use_ncu || request.solution_file.empty()) {
+      rp.ncu_note = "ncu not requested";
+    } else {
+      const NcuRun run = run_ncu(NcuRequest{
+          request.kharness, report.definition, request.solution_file, request.trace_set,
+          rp.result.workload.uuid, request.out_dir / fmt::format("ncu-{}", i), std::chrono::seconds(180)});
+      rp.evidence.kernels = run.kernels;
+      rp.ncu_note = run.note;
+    }
+    rp.diagnosis = diagnose(rp.evidence);
+    report.regimes.push_back(std::move(rp));
+  }
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return report;
+}
+
+}  // namespace kh

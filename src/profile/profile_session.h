@@ -1,0 +1,58 @@
+// `kharness profile`: the evidence for one candidate, per regime, in one report.
+//
+// Steps: estimate each workload's cost and group the workloads into regimes
+// (shape_regimes.h); evaluate the candidate at each regime's representative through the
+// harness (latency, speed-of-light fraction); analyse the binary (static_analysis.h);
+// profile one call per representative with ncu where there is one (ncu_driver.h);
+// diagnose each regime (diagnosis_rules.h).
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "eval/evaluator.h"
+#include "profile/diagnosis_rules.h"
+#include "profile/ncu_driver.h"
+#include "profile/shape_regimes.h"
+#include "profile/static_analysis.h"
+
+namespace kh {
+
+struct ProfileRequest {
+  EvaluationTarget target;              // all workloads; the session picks representatives
+  std::filesystem::path solution_file;  // for ncu's own eval (empty: no ncu)
+  std::filesystem::path trace_set;      // empty: kharness's operators
+  std::filesystem::path kharness;       // the binary ncu runs
+  std::filesystem::path out_dir;        // report, ncu CSVs and logs
+  EvalOptions options;
+  bool use_ncu = true;
+};
+
+struct RegimeProfile {
+  Regime regime;
+  WorkloadResult result;  // at the representative
+  RegimeEvidence evidence;
+  Diagnosis diagnosis;
+  std::string ncu_note;
+};
+
+struct ProfileReport {
+  std::string definition;
+  std::string solution;
+  nlohmann::ordered_json device;
+  RegimePlan plan;
+  StaticReport static_report;
+  bool static_analysed = false;
+  std::vector<RegimeProfile> regimes;
+  double seconds = 0;
+
+  [[nodiscard]] std::string markdown() const;
+  [[nodiscard]] nlohmann::ordered_json json() const;
+};
+
+// Throws kh::Error for failures of the harness (no device, reference does not build).
+[[nodiscard]] ProfileReport run_profile(const ProfileRequest& request);
+
+}  // namespace kh
