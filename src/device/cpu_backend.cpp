@@ -10,6 +10,7 @@
 #include "device/host_topology.h"
 #include "error/error.h"
 #include "eval/timing/steady_clock_timer.h"
+#include "tensor/page_populate.h"
 
 namespace kh {
 
@@ -37,6 +38,7 @@ void* CpuBackend::allocate(std::size_t bytes) {
   const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   void* ptr = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
   if (ptr == nullptr) throw Error("cpu backend: cannot allocate " + std::to_string(bytes) + " bytes");
+  (void)populate_pages(ptr, rounded);  // an upload writes all of it next: fault it in one request
   return ptr;
 }
 

@@ -96,6 +96,7 @@ std::uint64_t input_seed(std::uint64_t seed, std::size_t index) noexcept {
 std::vector<HostTensor> make_inputs(const Definition& definition, const Workload& workload,
                                     std::uint64_t seed, const std::filesystem::path& root) {
   const AxisValues axes = resolve_axes(definition, workload);
+  const std::shared_ptr<const StructuredInputs> structured = find_structured(definition);
   std::vector<HostTensor> inputs;
   std::vector<bool> random;
   std::size_t index = 0;
@@ -106,15 +107,14 @@ std::vector<HostTensor> make_inputs(const Definition& definition, const Workload
       t = load_safetensors(std::get<SafetensorsInput>(source->source), spec, axes, name, workload, root);
     } else if (source != nullptr && std::holds_alternative<ScalarInput>(source->source)) {
       set_scalar(t, std::get<ScalarInput>(source->source), name, workload);
-    } else {
+    } else if (structured == nullptr || !structured->replaces(name)) {
       fill_random(t, input_seed(seed, index));
     }
     random.push_back(source == nullptr || std::holds_alternative<RandomInput>(source->source));
     inputs.push_back(std::move(t));
     ++index;
   }
-  if (auto structured = find_structured(definition))
-    structured->generate(definition, axes, seed, inputs, random);
+  if (structured != nullptr) structured->generate(definition, axes, seed, inputs, random);
   return inputs;
 }
 

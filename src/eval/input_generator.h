@@ -29,6 +29,10 @@ class StructuredInputs {
   // touch input i where random[i] is true: loaded and scalar inputs are the workload's.
   virtual void generate(const Definition& definition, const AxisValues& axes, std::uint64_t seed,
                         std::vector<HostTensor>& inputs, const std::vector<bool>& random) const = 0;
+  // True for a random input that generate() always overwrites completely: make_inputs
+  // then leaves it zeroed instead of filling it first, because the generic fill of a
+  // large input (a gigabyte of MoE weights) costs seconds only to be thrown away.
+  [[nodiscard]] virtual bool replaces(std::string_view /*input*/) const { return false; }
 };
 
 // Registers a generator for a definition name or op_type. Later registrations win.

@@ -9,6 +9,7 @@
 
 #include "error/error.h"
 #include "tensor/dlpack_codes.h"
+#include "tensor/page_populate.h"
 
 namespace kh {
 
@@ -21,6 +22,7 @@ std::byte* allocate_zeroed(std::size_t nbytes) {
                               HostTensor::kAlignment * HostTensor::kAlignment;
   void* p = std::aligned_alloc(HostTensor::kAlignment, rounded);
   if (p == nullptr) throw std::bad_alloc();
+  (void)populate_pages(p, rounded);  // one request instead of a fault per page
   std::memset(p, 0, rounded);
   return static_cast<std::byte*>(p);
 }
