@@ -5,6 +5,7 @@
 // thus read and converted once per token instead of once per head.
 //
 // kh:param TILE_ROWS in {16,64,256}  cache rows gathered and scored per step
+#include <kharness/host_float.h>
 #include <kharness/kernel.h>
 
 #include <algorithm>
@@ -12,8 +13,6 @@
 #include <cstdint>
 #include <limits>
 #include <vector>
-
-#include "bf16.h"
 
 #ifndef TILE_ROWS
 #define TILE_ROWS 64

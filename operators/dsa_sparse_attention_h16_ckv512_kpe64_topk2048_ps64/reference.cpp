@@ -3,14 +3,13 @@
 // 576-wide rows [ckv | kpe] named by sparse_indices; values are the ckv rows. Entries
 // that are not a row of the cache (-1, the padding) are skipped; a duplicated index is
 // attended to twice, as in the Python reference.
+#include <kharness/host_float.h>
 #include <kharness/kernel.h>
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
-
-#include "bf16.h"
 
 namespace {
 

@@ -6,6 +6,7 @@
 //
 // kh:param TOKEN_TILE in {8,16,32,64}  tokens scored together (their keys stay in L1)
 // kh:param HEAD_GROUP in {1,2,4}       heads per pass over a token's key
+#include <kharness/host_float.h>
 #include <kharness/kernel.h>
 
 #include <algorithm>
@@ -13,7 +14,6 @@
 #include <cstring>
 #include <vector>
 
-#include "fp8_e4m3.h"
 #include "indexer_layout.h"
 
 #ifndef TOKEN_TILE

@@ -3,6 +3,7 @@
 // per head a float32 dot product, relu, times the head's weight, summed over heads in
 // float32; then the best min(2048, seq_len) positions by a sort on (score descending,
 // position ascending), so ties resolve deterministically to the earlier token.
+#include <kharness/host_float.h>
 #include <kharness/kernel.h>
 
 #include <algorithm>
@@ -10,7 +11,6 @@
 #include <cstring>
 #include <vector>
 
-#include "fp8_e4m3.h"
 #include "indexer_layout.h"
 
 namespace {

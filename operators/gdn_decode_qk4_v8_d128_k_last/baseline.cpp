@@ -6,11 +6,11 @@
 // them without -ffast-math (it may not reorder one float sum).
 //
 // kh:param PARTIAL_SUMS in {1,4,8}  independent accumulators per dot product
+#include <kharness/host_float.h>
 #include <kharness/kernel.h>
 
 #include <cstdint>
 
-#include "bf16.h"
 #include "gdn_gates.h"
 
 #ifndef PARTIAL_SUMS

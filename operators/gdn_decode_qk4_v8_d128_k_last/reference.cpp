@@ -1,10 +1,10 @@
 // CPU reference for gdn_decode_qk4_v8_d128_k_last: the Python reference's steps as plain
 // loops in float32, in the same order (decay, k.S, new v, the two rank-1 terms, q.S).
+#include <kharness/host_float.h>
 #include <kharness/kernel.h>
 
 #include <cstdint>
 
-#include "bf16.h"
 #include "gdn_gates.h"
 
 namespace {

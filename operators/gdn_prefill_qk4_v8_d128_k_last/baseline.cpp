@@ -9,12 +9,12 @@
 //
 // kh:param ROW_BLOCK in {1,8,32,128}  state rows carried through the sequence together
 // kh:param PARTIAL_SUMS in {1,4,8}  independent accumulators per dot product
+#include <kharness/host_float.h>
 #include <kharness/kernel.h>
 
 #include <cstdint>
 #include <vector>
 
-#include "bf16.h"
 #include "gdn_gates.h"
 
 #ifndef ROW_BLOCK

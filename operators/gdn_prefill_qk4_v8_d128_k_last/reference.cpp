@@ -1,11 +1,11 @@
 // CPU reference for gdn_prefill_qk4_v8_d128_k_last: the Python reference's steps as plain
 // loops in float32, token by token within each sequence, in the same order (decay, k.S,
 // new v, the two rank-1 terms, q.S). An empty sequence leaves its new_state zero.
+#include <kharness/host_float.h>
 #include <kharness/kernel.h>
 
 #include <cstdint>
 
-#include "bf16.h"
 #include "gdn_gates.h"
 
 namespace {

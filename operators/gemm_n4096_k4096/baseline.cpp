@@ -7,13 +7,12 @@
 //
 // kh:param BLOCK_N in {16,64,256}  rows of B per panel (BLOCK_N * K floats kept hot)
 // kh:param ROWS_OF_B in {2,4,8}    dot products computed together (register tile)
+#include <kharness/host_float.h>
 #include <kharness/kernel.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
-
-#include "fp16.h"
 
 #ifndef BLOCK_N
 #define BLOCK_N 64

@@ -1,12 +1,11 @@
 // CPU reference for gemm_n4096_k4096: C = A @ B^T, float16 in, float32 accumulation,
 // float16 out. B is [N, K], so C[m, n] is the dot product of two contiguous rows: row m
 // of A and row n of B.
+#include <kharness/host_float.h>
 #include <kharness/kernel.h>
 
 #include <cstdint>
 #include <vector>
-
-#include "fp16.h"
 
 namespace {
 

@@ -7,14 +7,13 @@
 //
 // kh:param TOKEN_TILE in {1,4,16}  tokens that share one decoded weight block
 // kh:param LANES in {4,8,16}       partial sums of a 128-element block product
+#include <kharness/host_float.h>
 #include <kharness/kernel.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
-
-#include "fp8_bf16.h"
 
 #ifndef TOKEN_TILE
 #define TOKEN_TILE 4

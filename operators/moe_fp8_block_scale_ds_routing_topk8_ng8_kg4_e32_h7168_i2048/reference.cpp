@@ -4,13 +4,12 @@
 // intermediates as in the Python reference), accumulated per token in expert order and
 // rounded to bf16. Only the experts that received tokens are touched: the weights are
 // 1.4 GB, the work of a small batch a few of the 32 experts.
+#include <kharness/host_float.h>
 #include <kharness/kernel.h>
 
 #include <cmath>
 #include <cstdint>
 #include <vector>
-
-#include "fp8_bf16.h"
 
 namespace {
 

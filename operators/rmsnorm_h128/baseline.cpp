@@ -2,13 +2,12 @@
 // output, the row held in a float buffer so each bf16 is converted once.
 //
 // kh:param ROWS_PER_CHUNK in {1,4,16}  rows converted per chunk (cache blocking)
+#include <kharness/host_float.h>
 #include <kharness/kernel.h>
 
 #include <cmath>
 #include <cstdint>
 #include <vector>
-
-#include "bf16.h"
 
 #ifndef ROWS_PER_CHUNK
 #define ROWS_PER_CHUNK 4

@@ -1,10 +1,9 @@
 // CPU reference for rmsnorm_h128: plain loops, float accumulation, round to bf16.
+#include <kharness/host_float.h>
 #include <kharness/kernel.h>
 
 #include <cmath>
 #include <cstdint>
-
-#include "bf16.h"
 
 void rmsnorm_reference(const DLTensor* hidden_states, const DLTensor* weight, DLTensor* output,
                        kh_stream_t /*stream*/) {
@@ -21,7 +20,8 @@ void rmsnorm_reference(const DLTensor* hidden_states, const DLTensor* weight, DL
     }
     float inv_rms = 1.0f / std::sqrt(sum / static_cast<float>(cols) + 1e-5f);
     for (int64_t c = 0; c < cols; ++c) {
-      y[r * cols + c] = kh_float_to_bf16(kh_bf16_to_float(x[r * cols + c]) * inv_rms * kh_bf16_to_float(w[c]));
+      y[r * cols + c] =
+          kh_float_to_bf16(kh_bf16_to_float(x[r * cols + c]) * inv_rms * kh_bf16_to_float(w[c]));
     }
   }
 }

@@ -4,13 +4,12 @@
 //
 // kh:param ROWS_PER_CHUNK in {1,4,16}  rows converted per chunk (16 rows = 256 KiB of floats)
 // kh:param LANES in {1,4,8}            partial sums of squares per row
+#include <kharness/host_float.h>
 #include <kharness/kernel.h>
 
 #include <cmath>
 #include <cstdint>
 #include <vector>
-
-#include "bf16.h"
 
 #ifndef ROWS_PER_CHUNK
 #define ROWS_PER_CHUNK 4

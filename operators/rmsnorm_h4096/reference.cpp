@@ -1,10 +1,9 @@
 // CPU reference for rmsnorm_h4096: plain loops, float accumulation, round to bf16.
+#include <kharness/host_float.h>
 #include <kharness/kernel.h>
 
 #include <cmath>
 #include <cstdint>
-
-#include "bf16.h"
 
 void rmsnorm_h4096_reference(const DLTensor* hidden_states, const DLTensor* weight, DLTensor* output,
                              kh_stream_t /*stream*/) {

@@ -3,6 +3,7 @@
 // (values then scales), per-token scales, block-table indirection, relu and per-request
 // weights, padding, and ties; then the input generator and the speed-of-light model.
 #include <gtest/gtest.h>
+#include <kharness/host_float.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +13,6 @@
 #include "dsa_topk_fixture.h"
 #include "eval/inputs/dsa_topk_inputs.h"
 #include "eval/speed_of_light.h"
-#include "fp8_e4m3.h"
 
 namespace kh::dsa_topk_test {
 namespace {
