@@ -105,6 +105,14 @@ bool BlobStore::contains(std::string_view sha256) const {
   return fs::is_regular_file(path_of(sha256), ec);
 }
 
+std::int64_t BlobStore::size_of(std::string_view sha256) const {
+  const fs::path path = path_of(sha256);
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (ec) throw Error(Location{path.string(), 0, ""}, "blob is missing from the archive: " + ec.message());
+  return static_cast<std::int64_t>(size);
+}
+
 void BlobStore::publish(const fs::path& temp, const std::string& sha256) const {
   const fs::path target = path_of(sha256);
   std::error_code ec;

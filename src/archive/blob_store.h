@@ -8,6 +8,7 @@
 // them commits: a committed row never names a missing blob.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -25,6 +26,8 @@ class BlobStore {
 
   [[nodiscard]] std::filesystem::path path_of(std::string_view sha256) const;
   [[nodiscard]] bool contains(std::string_view sha256) const;
+  // The stored blob's size in bytes; throws kh::Error when it is missing.
+  [[nodiscard]] std::int64_t size_of(std::string_view sha256) const;
   // The blob's bytes; throws kh::Error when it is missing or does not hash to its name.
   [[nodiscard]] std::string read(std::string_view sha256) const;
   [[nodiscard]] const std::filesystem::path& root() const noexcept { return root_; }

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "archive/eval_options_json.h"
+#include "archive/relative_path.h"
 #include "eval/device_peaks_json.h"
 #include "eval/trace_record.h"
 #include "trace/json_io.h"
@@ -64,7 +65,9 @@ WorkloadRecord workload_record(const EvaluationTarget& target, const Workload& w
   for (const auto& [name, input] : w.inputs) {
     const auto* s = std::get_if<SafetensorsInput>(&input.source);
     if (s == nullptr) continue;
-    const fs::path file = target.root / s->path;
+    const std::optional<fs::path> relative = contained_path(s->path);
+    if (!relative) continue;  // never read: the evaluation refused such a path
+    const fs::path file = target.root / *relative;
     std::error_code ec;
     // A missing file failed the workload already, with a clear status; nothing to keep.
     if (fs::is_regular_file(file, ec)) r.files.push_back({s->path, file});

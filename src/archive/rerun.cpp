@@ -8,6 +8,7 @@
 #include "archive/eval_options_json.h"
 #include "archive/evaluation_record.h"
 #include "archive/recorded_run.h"
+#include "archive/relative_path.h"
 #include "archive/run_writer.h"
 #include "archive/utc_time.h"
 #include "eval/evaluator.h"
@@ -27,9 +28,7 @@ class InputRoot {
     path_ = fs::temp_directory_path() / ("kh_rerun_" + std::to_string(rd()) + std::to_string(rd()));
     fs::create_directories(path_);
     for (const auto& [relative, blob] : files) {
-      const fs::path target = (path_ / relative).lexically_normal();
-      if (target.string().rfind(path_.string(), 0) != 0)
-        throw Error(Location{"", 0, "workload_files.path"}, "path leaves the set's root: '" + relative + "'");
+      const fs::path target = path_ / require_contained_path(relative, "workload_files.path");
       fs::create_directories(target.parent_path());
       std::error_code ec;
       fs::copy_file(blobs.path_of(blob), target, fs::copy_options::overwrite_existing, ec);

@@ -71,9 +71,7 @@ BuildRow stage_build(const BlobStore& store, StagedRun& staged, const BuildRecor
   row.log_blob = stage_blob(store, staged, b.log, "build_log");
   if (!b.binary.empty()) {
     row.binary_blob = store.put_file(b.binary);
-    std::error_code ec;
-    staged.blobs.push_back(
-        {*row.binary_blob, static_cast<std::int64_t>(std::filesystem::file_size(b.binary, ec)), "binary"});
+    staged.blobs.push_back({*row.binary_blob, store.size_of(*row.binary_blob), "binary"});
   }
   row.seconds = b.seconds;
   row.cache_hit = b.cache_hit;
@@ -87,9 +85,7 @@ void stage_workloads(const BlobStore& store, StagedRun& staged, const RunRecord&
     StagedWorkload s{workload_document(w.line, Location{"", i + 1, "workloads"}).row, {}};
     for (const InputFile& f : w.files) {
       const std::string sha = store.put_file(f.file);
-      std::error_code ec;
-      staged.blobs.push_back(
-          {sha, static_cast<std::int64_t>(std::filesystem::file_size(f.file, ec)), "input"});
+      staged.blobs.push_back({sha, store.size_of(sha), "input"});
       s.files.emplace_back(f.path, sha);
     }
     staged.workloads.push_back(std::move(s));

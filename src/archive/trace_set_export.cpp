@@ -4,23 +4,13 @@
 #include <map>
 #include <set>
 
+#include "archive/relative_path.h"
 #include "archive/write_transaction.h"
 #include "error/error.h"
 
 namespace kh::archive {
 namespace fs = std::filesystem;
 namespace {
-
-// A path read from the archive, as a path under the output folder: relative, no "..".
-fs::path safe_relative(const std::string& text) {
-  const fs::path p = fs::path(text).lexically_normal();
-  bool ok = !text.empty() && p.is_relative() && !p.empty();
-  for (const fs::path& part : p) ok = ok && part != "..";
-  if (!ok)
-    throw Error(Location{"", 0, "source_path"},
-                "refusing to write outside the output folder: '" + text + "'");
-  return p;
-}
 
 // A name used as one path component: separators and dot-names would change the layout.
 std::string component(std::string name) {
@@ -80,10 +70,12 @@ class SetWriter {
   static constexpr std::size_t kMostOpen = 64;
 
   // "./blob/a" and "blob/a" are one file.
-  static std::string key(const std::string& relative) { return safe_relative(relative).generic_string(); }
+  static std::string key(const std::string& relative) {
+    return require_contained_path(relative, "source_path").generic_string();
+  }
 
   fs::path prepare(const std::string& relative) {
-    const fs::path path = out_ / safe_relative(relative);
+    const fs::path path = out_ / require_contained_path(relative, "source_path");
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
     if (ec)

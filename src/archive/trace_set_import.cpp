@@ -1,11 +1,13 @@
 #include "archive/trace_set_import.h"
 
 #include <chrono>
+#include <future>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "archive/document_rows.h"
 #include "archive/index_writer.h"
+#include "archive/relative_path.h"
 #include "archive/set_files.h"
 #include "archive/trace_line_parser.h"
 #include "archive/utc_time.h"
@@ -187,7 +189,14 @@ PendingWorkload SetImporter::stage_workload(const SetFile& file, const TextLine&
   PendingWorkload p{std::move(doc.row), {}, {}};
   p.row.source = {file.relative, static_cast<std::int64_t>(line.number), import_id_};
   for (const std::string& path : doc.input_paths) {
-    const fs::path input = root_ / path;
+    const std::optional<fs::path> relative = contained_path(path);
+    if (!relative) {
+      problem(Error(Location{file.path.string(), line.number, "workload.inputs"},
+                    "safetensors path '" + path + "' leaves the set's folder; not archived"),
+              Severity::warning);
+      continue;
+    }
+    const fs::path input = root_ / *relative;
     std::error_code ec;
     if (!fs::is_regular_file(input, ec)) {
       problem(Error(Location{file.path.string(), line.number, "workload.inputs"},
@@ -195,8 +204,9 @@ PendingWorkload SetImporter::stage_workload(const SetFile& file, const TextLine&
               Severity::warning);
       continue;
     }
-    p.files.emplace_back(path, archive_.blobs().put_file(input));
-    p.file_sizes.push_back(static_cast<std::int64_t>(fs::file_size(input, ec)));
+    const std::string blob = archive_.blobs().put_file(input);
+    p.files.emplace_back(path, blob);
+    p.file_sizes.push_back(archive_.blobs().size_of(blob));
   }
   return p;
 }
@@ -279,19 +289,30 @@ void SetImporter::import_workloads(const SetFile& file) {
 void SetImporter::import_traces(const SetFile& file) {
   const std::optional<std::string> text = read_or_report(file);
   const std::vector<TextLine> lines = text ? jsonl_lines(*text) : std::vector<TextLine>{};
+  const auto chunk = [&](std::size_t start) {
+    return std::span(lines).subspan(start, std::min(options_.batch, lines.size() - start));
+  };
+  const auto parse = [&](std::size_t start) {
+    return std::async(std::launch::async, [this, &file, part = chunk(start)] {
+      return parse_trace_lines(part, file, import_id_);
+    });
+  };
+  // Parsing the next batch overlaps writing this one: the two halves of the work.
+  std::future<std::vector<ParsedTraceLine>> next;
+  if (!lines.empty()) next = parse(0);
   for (std::size_t start = 0; start < lines.size(); start += options_.batch) {
-    const auto chunk = std::span(lines).subspan(start, std::min(options_.batch, lines.size() - start));
+    std::vector<ParsedTraceLine> parsed = next.get();
+    if (start + options_.batch < lines.size()) next = parse(start + options_.batch);
     std::vector<TraceRow> batch;
-    for (ParsedTraceLine& parsed : parse_trace_lines(chunk, file, import_id_)) {
-      if (parsed.problem) report_.problems.push_back(std::move(*parsed.problem));
-      if (!parsed.row) continue;
-      const auto it =
-          solution_ids_.find(solution_key(parsed.row->facts.definition, parsed.row->facts.solution));
-      if (it != solution_ids_.end()) parsed.row->solution_id = it->second;
-      batch.push_back(std::move(*parsed.row));
+    for (ParsedTraceLine& p : parsed) {
+      if (p.problem) report_.problems.push_back(std::move(*p.problem));
+      if (!p.row) continue;
+      const auto it = solution_ids_.find(solution_key(p.row->facts.definition, p.row->facts.solution));
+      if (it != solution_ids_.end()) p.row->solution_id = it->second;
+      batch.push_back(std::move(*p.row));
     }
     if (!batch.empty()) commit_traces(batch);
-    progress(file.relative, chunk.back().end);
+    progress(file.relative, chunk(start).back().end);
   }
   bytes_before_ += file.size;
 }

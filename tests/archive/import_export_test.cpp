@@ -6,6 +6,7 @@
 #include <map>
 
 #include "archive/archive_check.h"
+#include "archive/relative_path.h"
 #include "archive/run_writer.h"
 #include "archive/trace_set_export.h"
 #include "archive/trace_set_import.h"
@@ -143,6 +144,29 @@ TEST(ImportExport, AMissingSafetensorsFileIsAWarningNotAnError) {
   ASSERT_EQ(r.problems.size(), 1u);
   EXPECT_NE(r.problems[0].message.find("w1.safetensors"), std::string::npos);
   EXPECT_EQ(r.workloads.added, 2);
+}
+
+TEST(ImportExport, AnInputPathLeavingTheSetIsNotFollowed) {
+  TempDir dir;
+  write_small_set(dir);
+  dir.write("secret.safetensors", "not the set's");
+  dir.write("set/workloads/synthetic/escape.jsonl",
+            R"({"definition":"synthetic_copy","solution":null,"workload":{"uuid":"w-9","axes":{"N":2},)"
+            R"("inputs":{"x":{"type":"safetensors","path":"../secret.safetensors","tensor_key":"x"}}},)"
+            R"("evaluation":null})"
+            "\n");
+  Archive a = Archive::open_or_create(dir / "archive");
+  const ImportReport r = import_trace_set(a, dir / "set");
+  EXPECT_EQ(r.input_files.added, 1) << "only the set's own file";
+  bool warned = false;
+  for (const Diagnostic& d : r.problems)
+    warned = warned || d.message.find("leaves the set") != std::string::npos;
+  EXPECT_TRUE(warned);
+  EXPECT_FALSE(contained_path("../x"));
+  EXPECT_FALSE(contained_path("/etc/passwd"));
+  EXPECT_FALSE(contained_path("a/../../x"));
+  EXPECT_FALSE(contained_path("a\\..\\..\\x"));
+  EXPECT_EQ(contained_path("./blob/a.safetensors"), fs::path("blob/a.safetensors"));
 }
 
 TEST(ImportExport, ExportOfOneDefinitionHoldsOnlyWhatBelongsToIt) {
