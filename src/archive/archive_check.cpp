@@ -90,15 +90,10 @@ CheckReport check_archive(Archive& archive, bool deep) {
   CheckReport r;
   Database& db = archive.db();
   check_sqlite(db, r);
-  db.exec("BEGIN");  // one snapshot for the cross-table counts
-  try {
+  read_transaction(db, [&] {  // one snapshot for the cross-table counts
     check_runs(db, r);
     check_blobs(archive, deep, r);
-  } catch (...) {
-    rollback_if_open(db);
-    throw;
-  }
-  db.exec("COMMIT");
+  });
   count_temp_files(archive, r);
   return r;
 }

@@ -79,16 +79,11 @@ RecordedRun load_run(Archive& archive, RowId run_id) {
   RecordedRun run;
   run.id = run_id;
   // One read transaction: the run and its traces as of one moment.
-  archive.db().exec("BEGIN");
-  try {
+  read_transaction(archive.db(), [&] {
     load_header(archive, run);
     load_workloads(archive, run);
     load_traces(archive, run);
-  } catch (...) {
-    rollback_if_open(archive.db());
-    throw;
-  }
-  archive.db().exec("COMMIT");
+  });
   return run;
 }
 

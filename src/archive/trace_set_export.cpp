@@ -238,14 +238,7 @@ ExportReport export_trace_set(Archive& archive, const fs::path& out, const Expor
   ExportReport report;
   SetWriter writer(out);
   // One read transaction: a consistent snapshot while other processes keep writing.
-  archive.db().exec("BEGIN");
-  try {
-    SetExporter(archive, writer, options, report).run();
-  } catch (...) {
-    rollback_if_open(archive.db());
-    throw;
-  }
-  archive.db().exec("COMMIT");
+  read_transaction(archive.db(), [&] { SetExporter(archive, writer, options, report).run(); });
   return report;
 }
 

@@ -1,5 +1,6 @@
-// Runs a piece of work as one write transaction (BEGIN IMMEDIATE ... COMMIT), retried
-// from the start while other processes hold the write lock.
+// Transactions over the index. Writes: one piece of work as one write transaction
+// (BEGIN IMMEDIATE ... COMMIT), retried from the start while other processes hold the
+// write lock. Reads: one snapshot (read_transaction, at the end).
 //
 // BEGIN IMMEDIATE takes the write lock up front, so a transaction never fails half way
 // for lock reasons; SQLite's busy_timeout waits for the lock first, and when even that
@@ -67,6 +68,27 @@ auto write_transaction(Database& db, Body&& body, RetryPolicy policy = {}) -> st
       rollback_if_open(db);
       throw;
     }
+  }
+}
+
+// Runs `body` in one read transaction (BEGIN ... COMMIT): every query sees the archive
+// as of one moment while other processes keep writing. Readers never wait for writers
+// in WAL mode, so there is nothing to retry.
+template <class Body>
+auto read_transaction(Database& db, Body&& body) -> std::invoke_result_t<Body&> {
+  db.exec("BEGIN");
+  try {
+    if constexpr (std::is_void_v<std::invoke_result_t<Body&>>) {
+      body();
+      commit(db);
+    } else {
+      auto result = body();
+      commit(db);
+      return result;
+    }
+  } catch (...) {
+    rollback_if_open(db);
+    throw;
   }
 }
 
