@@ -11,8 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "archive/evaluation_record.h"
+#include "archive/run_writer.h"
+#include "archive/set_files.h"
+#include "archive/utc_time.h"
 #include "cli/backend_choice.h"
 #include "cli/eval_table.h"
+#include "cli/invocation.h"
 #include "device/backend.h"
 #include "error/error.h"
 #include "eval/evaluator.h"
@@ -48,6 +53,9 @@ struct EvalArgs {
   StopParameters robust;
   std::optional<double> atol, rtol, matched_ratio;
   std::optional<std::uint64_t> seed;
+  std::string archive;  // record the run there
+  archive::Lineage lineage;
+  std::string prompt_file, response_file;
 };
 
 struct LoadedInputs {
@@ -131,6 +139,36 @@ void progress_line(const EvalProgress& p) {
   std::fflush(stderr);
 }
 
+// The solution and, when it is archived, its exact text (so the archive keeps the bytes
+// that were evaluated, not a re-serialisation).
+Solution read_candidate(const EvalArgs& a, const OperatorLibrary& ops, const std::string& backend,
+                        std::string& text) {
+  if (a.baseline) return ops.baseline(a.definition, backend);
+  text = archive::read_file_text(a.solution);
+  return parse_solution(text, Location{a.solution, 0, ""});
+}
+
+archive::Lineage lineage_of(const EvalArgs& a) {
+  archive::Lineage l = a.lineage;
+  if (!a.prompt_file.empty()) l.prompt = archive::read_file_text(a.prompt_file);
+  if (!a.response_file.empty()) l.response = archive::read_file_text(a.response_file);
+  return l;
+}
+
+nlohmann::ordered_json record_run(archive::Archive& store, const EvalArgs& a, const EvaluationTarget& target,
+                                  const SolutionEvaluation& result, const EvalOptions& options,
+                                  const std::vector<Trace>& traces, archive::EvaluationContext context) {
+  context.candidate_role = a.baseline ? "baseline" : "candidate";
+  context.lineage = lineage_of(a);
+  context.command_line = invocation();
+  context.finished_at = archive::utc_now();
+  const archive::WrittenRun w =
+      archive::write_run(store, archive::evaluation_record(target, result, options, traces, context));
+  fmt::print(stderr, "archived as run {} in {} (solution {})\n", w.run_id, a.archive,
+             w.solution_content_id.substr(0, 12));
+  return {{"dir", a.archive}, {"run_id", w.run_id}, {"solution_content_id", w.solution_content_id}};
+}
+
 int run_eval(const EvalArgs& a) {
   const std::optional<std::filesystem::path> ops_root =
       a.operators.empty() ? OperatorLibrary::default_root()
@@ -139,15 +177,24 @@ int run_eval(const EvalArgs& a) {
   const std::string backend = pick_backend(a.backend);
   LoadedInputs in = load_inputs(a, ops);
   const OperatorEntry* op = ops.find(a.definition);
+  // Opened before the evaluation, so that a bad archive folder fails in a second, not after.
+  std::optional<archive::Archive> store;
+  if (!a.archive.empty()) {
+    store = archive::Archive::open_or_create(a.archive);
+    archive::require_parent(*store, a.lineage);
+  }
+  archive::EvaluationContext context;
+  context.started_at = archive::utc_now();
   EvaluationTarget target{in.definition,
                           in.workloads,
                           in.root,
-                          a.baseline ? ops.baseline(a.definition, backend) : load_solution_file(a.solution),
+                          read_candidate(a, ops, backend, context.candidate_json),
                           ops.reference(a.definition, backend),
                           op ? op->checker : "default",
                           tolerance_for(a, op),
                           op ? op->speed_of_light : std::nullopt};
   EvalOptions options = make_options(a, backend, op);
+  if (store) archive::pin_seed(options);  // so that `kharness rerun` can repeat it exactly
   if (!a.json) options.on_progress = progress_line;
   fmt::print(stderr, "kharness eval: {} on {} workload(s), {} backend, {} protocol\n", target.candidate.name,
              target.workloads.size(), backend, protocol_name(options.protocol));
@@ -162,8 +209,10 @@ int run_eval(const EvalArgs& a) {
     if (!out) throw Error(Location{a.output, 0, ""}, "cannot open for writing");
     for (const Trace& t : traces) out << write_trace_line(t) << "\n";
   }
+  nlohmann::ordered_json archived;
+  if (store) archived = record_run(*store, a, target, result, options, traces, std::move(context));
   if (a.json) {
-    print_eval_json(target, result, traces);
+    print_eval_json(target, result, traces, archived);
   } else {
     print_eval_table(target, result);
   }
@@ -220,6 +269,16 @@ void register_eval(CLI::App& app, int& exit_code) {
   cmd->add_flag("--official-status", args->official_status,
                 "Write REWARD_HACK as RUNTIME_ERROR (upstream statuses)");
   cmd->add_flag("--no-reference-timing", args->no_reference_timing, "Do not time the reference (no speedup)");
+  cmd->add_option("--archive", args->archive,
+                  "Record the run (solution, builds, traces, samples, environment) in this archive folder");
+  cmd->add_option("--parent", args->lineage.parent, "Lineage: content id of the parent solution (archived)");
+  cmd->add_option("--agent", args->lineage.agent, "Lineage: the agent that wrote the solution");
+  cmd->add_option("--hypothesis", args->lineage.hypothesis, "Lineage: the hypothesis it tests");
+  cmd->add_option("--technique", args->lineage.technique_family, "Lineage: its family of technique");
+  cmd->add_option("--prompt", args->prompt_file, "Lineage: file holding the prompt (archived as a blob)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--response", args->response_file, "Lineage: file holding the agent's response (archived)")
+      ->check(CLI::ExistingFile);
   cmd->callback([args, &exit_code] {
     if (args->solution.empty() && !args->baseline) {
       fmt::print(stderr, "error: eval needs --solution FILE or --baseline\n");

@@ -59,7 +59,7 @@ void print_eval_table(const EvaluationTarget& target, const SolutionEvaluation& 
 }
 
 void print_eval_json(const EvaluationTarget& target, const SolutionEvaluation& result,
-                     const std::vector<Trace>& traces) {
+                     const std::vector<Trace>& traces, const nlohmann::ordered_json& archived) {
   nlohmann::ordered_json out;
   out["definition"] = target.definition.name;
   out["solution"] = target.candidate.name;
@@ -70,6 +70,7 @@ void print_eval_json(const EvaluationTarget& target, const SolutionEvaluation& r
                   {"message", result.candidate_build.message}};
   out["all_passed"] = result.all_passed();
   if (result.peaks) out["device_peaks"] = peaks_json(*result.peaks);
+  if (!archived.is_null()) out["archive"] = archived;
   out["traces"] = nlohmann::ordered_json::array();
   for (const Trace& t : traces) out["traces"].push_back(to_json(t));
   std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

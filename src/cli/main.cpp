@@ -1,7 +1,9 @@
 // kharness: registers the subcommands and maps parse failures to exit status 2.
 #include <CLI/CLI.hpp>
 
+#include "cli/archive_command.h"
 #include "cli/eval_command.h"
+#include "cli/invocation.h"
 #include "cli/peaks_command.h"
 #include "cli/validate_command.h"
 
@@ -12,7 +14,10 @@ int main(int argc, char** argv) {
   kh::cli::register_validate(app, exit_code);
   kh::cli::register_eval(app, exit_code);
   kh::cli::register_peaks(app, exit_code);
+  kh::cli::register_archive(app, exit_code);
+  kh::cli::register_rerun(app, exit_code);
   kh::cli::register_worker(app, exit_code);
+  kh::cli::remember_invocation(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -329,6 +329,7 @@ bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate,
       return false;
     }
     m.trial_medians_ms.push_back(median(accepted));
+    m.samples_ms.push_back(accepted);
     m.mean_sm_clock_mhz += clock_sum / static_cast<double>(accepted.size()) / trials;
     pool.insert(pool.end(), accepted.begin(), accepted.end());
   }

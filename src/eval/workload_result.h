@@ -25,6 +25,7 @@ struct LatencyMeasurement {
   std::size_t throttled = 0;                          // samples dropped for a low SM clock
   double mean_sm_clock_mhz = 0;                       // over accepted samples; 0 where clocks cannot be read
   std::vector<std::vector<std::uint64_t>> set_seeds;  // per trial
+  std::vector<std::vector<double>> samples_ms;        // accepted samples per trial, kept for the archive
   std::string stop_reason;
   // Where the worker's host time went, summed over trials (generate, upload, poison,
   // flush, timed, clock, collect, ...): the harness's overhead, accounted for.

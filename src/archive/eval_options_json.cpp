@@ -1,0 +1,106 @@
+#include "archive/eval_options_json.h"
+
+#include <string>
+
+#include "error/error.h"
+
+namespace kh::archive {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// Reads `key` into `out` when present; a value of the wrong type is an error naming it.
+template <class T>
+void read(const json& j, const char* key, T& out) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  try {
+    out = it->get<T>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(Location{"", 0, std::string("options.") + key}, std::string("wrong type: ") + e.what());
+  }
+}
+
+}  // namespace
+
+json options_to_json(const EvalOptions& o) {
+  json j = {{"backend", o.backend},
+            {"arch", o.arch},
+            {"protocol", std::string(protocol_name(o.protocol))},
+            {"correctness_trials", o.correctness_trials},
+            {"warmup", o.warmup},
+            {"iterations", o.iterations},
+            {"timing_trials", o.timing_trials},
+            {"robust",
+             {{"max_noise", o.robust.max_noise},
+              {"min_samples", o.robust.min_samples},
+              {"min_time_s", o.robust.min_time_s},
+              {"timeout_s", o.robust.timeout_s},
+              {"max_samples", o.robust.max_samples}}},
+            {"recheck", o.recheck},
+            {"throttle_ratio", o.throttle_ratio},
+            {"timeout_s", o.timeout.count()},
+            {"input_set_budget_bytes", o.input_set_budget_bytes},
+            {"time_reference", o.time_reference},
+            {"speed_of_light", o.speed_of_light}};
+  j["seed"] = o.seed ? json(*o.seed) : json(nullptr);
+  return j;
+}
+
+EvalOptions options_from_json(const json& j) {
+  if (!j.is_object()) throw Error(Location{"", 0, "options"}, "not a JSON object");
+  EvalOptions o;
+  read(j, "backend", o.backend);
+  read(j, "arch", o.arch);
+  std::string protocol = std::string(protocol_name(o.protocol));
+  read(j, "protocol", protocol);
+  if (protocol != "official" && protocol != "robust")
+    throw Error(Location{"", 0, "options.protocol"}, "unknown protocol '" + protocol + "'");
+  o.protocol = protocol == "robust" ? TimingProtocol::robust : TimingProtocol::official;
+  read(j, "correctness_trials", o.correctness_trials);
+  read(j, "warmup", o.warmup);
+  read(j, "iterations", o.iterations);
+  read(j, "timing_trials", o.timing_trials);
+  if (const auto r = j.find("robust"); r != j.end() && r->is_object()) {
+    read(*r, "max_noise", o.robust.max_noise);
+    read(*r, "min_samples", o.robust.min_samples);
+    read(*r, "min_time_s", o.robust.min_time_s);
+    read(*r, "timeout_s", o.robust.timeout_s);
+    read(*r, "max_samples", o.robust.max_samples);
+  }
+  read(j, "recheck", o.recheck);
+  read(j, "throttle_ratio", o.throttle_ratio);
+  long timeout_s = static_cast<long>(o.timeout.count());
+  read(j, "timeout_s", timeout_s);
+  o.timeout = std::chrono::seconds(timeout_s);
+  read(j, "input_set_budget_bytes", o.input_set_budget_bytes);
+  read(j, "time_reference", o.time_reference);
+  read(j, "speed_of_light", o.speed_of_light);
+  std::uint64_t seed = 0;
+  if (j.contains("seed") && !j["seed"].is_null()) {
+    read(j, "seed", seed);
+    o.seed = seed;
+  }
+  return o;
+}
+
+json tolerance_to_json(const Tolerance& t) {
+  return {{"atol", t.atol}, {"rtol", t.rtol}, {"required_matched_ratio", t.required_matched_ratio}};
+}
+
+Tolerance tolerance_from_json(const json& j) {
+  Tolerance t;
+  if (!j.is_object()) return t;
+  read(j, "atol", t.atol);
+  read(j, "rtol", t.rtol);
+  read(j, "required_matched_ratio", t.required_matched_ratio);
+  return t;
+}
+
+json speed_of_light_to_json(const SpeedOfLightModel& m) {
+  return {{"flops", m.flops_text},
+          {"bytes", m.bytes_text},
+          {"compute", std::string(compute_unit_name(m.compute))}};
+}
+
+}  // namespace kh::archive
