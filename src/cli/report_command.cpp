@@ -67,10 +67,11 @@ void write_out(const ReportArgs& a, const report::ArchiveReader& reader,
       write_file(dir / (p.name + ".svg"), p.svg);
     const std::string md = report::to_markdown(r, {a.top, 3, true});
     write_file(dir / "report.md", md);
-    write_file(dir / "report.json", report::to_json(r).dump(2) + "\n");
+    nlohmann::ordered_json as_json = report::to_json(r);
+    write_file(dir / "report.json", as_json.dump(2) + "\n");
     write_file(dir / "leaderboard.csv", report::leaderboard_csv(std::span(&r, 1)));
     write_file(dir / "workloads.csv", report::workloads_csv(std::span(&r, 1)));
-    all["definitions"].push_back(report::to_json(r));
+    all["definitions"].push_back(std::move(as_json));
     markdown += report::to_markdown(r, {a.top, 0, false}) +
                 fmt::format("\nDetails: [{0}/report.md]({0}/report.md)\n\n", folder_name(r.definition));
   }

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
@@ -45,7 +46,20 @@ int run_serve(const ServeArgs& a) {
     sigwait(&signals, &sig);
     server.stop();
   });
+  // Leaderboards are computed before anyone asks, so that the first visit to a big
+  // definition is as fast as the next ones; requests meanwhile compute their own.
+  std::atomic<bool> stopping{false};
+  std::thread warm([&dashboard, &stopping] {
+    try {
+      (void)dashboard.warm_up(stopping);
+    } catch (const Error& e) {
+      fmt::print(stderr, "serve: computing leaderboards ahead failed ({}); pages compute them on demand\n",
+                 e.what());
+    }
+  });
   server.listen();
+  stopping = true;
+  warm.join();
   // listen() returned (stopped by the waiter): wake the waiter if it is still waiting.
   pthread_kill(waiter.native_handle(), SIGTERM);
   waiter.join();

@@ -14,9 +14,24 @@ bool later(const TraceEntry& a, const TraceEntry& b) {
   return std::tie(a.timestamp, a.id) > std::tie(b.timestamp, b.id);
 }
 
-std::string candidate_key(const TraceEntry& t) {
-  return t.solution_id ? "#" + std::to_string(*t.solution_id) : "name:" + t.solution;
-}
+// Candidates by solution id, or by name for traces of solutions not archived; integer
+// keys keep the one pass over 100 000 traces cheap.
+class CandidateIndex {
+ public:
+  // The candidate's row, and whether it is new.
+  std::pair<std::size_t, bool> find_or_add(const TraceEntry& t, std::size_t next) {
+    if (t.solution_id) {
+      const auto [it, fresh] = by_id_.emplace(*t.solution_id, next);
+      return {it->second, fresh};
+    }
+    const auto [it, fresh] = by_name_.emplace(t.solution, next);
+    return {it->second, fresh};
+  }
+
+ private:
+  std::unordered_map<RowId, std::size_t> by_id_;
+  std::unordered_map<std::string, std::size_t> by_name_;
+};
 
 // Workload columns: archived workloads first (in archive order), then uuids only traces name.
 std::vector<WorkloadColumn> columns(const LeaderboardInput& in,
@@ -77,18 +92,18 @@ WorkloadOutcome outcome_of(const TraceEntry& t, const WorkloadColumn& col) {
 std::vector<CandidateRow> candidates(const LeaderboardInput& in,
                                      const std::unordered_map<std::string, std::size_t>& at,
                                      const std::vector<WorkloadColumn>& cols) {
-  std::unordered_map<std::string, std::size_t> index;
+  CandidateIndex index;
   std::vector<CandidateRow> rows;
   std::vector<std::vector<const TraceEntry*>> latest;
   for (const TraceEntry& t : in.traces) {
-    auto [it, fresh] = index.emplace(candidate_key(t), rows.size());
+    const auto [at_row, fresh] = index.find_or_add(t, rows.size());
     if (fresh) {
       rows.push_back(CandidateRow{t.solution, t.solution_id, false, {}, {}, t.timestamp, {}});
       latest.emplace_back(cols.size(), nullptr);
     }
-    CandidateRow& row = rows[it->second];
-    row.first_timestamp = std::min(row.first_timestamp, t.timestamp);
-    const TraceEntry*& slot = latest[it->second][at.at(t.workload_uuid)];
+    CandidateRow& row = rows[at_row];
+    if (t.timestamp < row.first_timestamp) row.first_timestamp = t.timestamp;
+    const TraceEntry*& slot = latest[at_row][at.at(t.workload_uuid)];
     if (slot == nullptr || later(t, *slot)) slot = &t;
   }
   for (std::size_t r = 0; r < rows.size(); ++r) {

@@ -65,6 +65,17 @@ HttpResponse Dashboard::get(std::string_view path, const QueryParams& query) {
                    "'. Pages: /, /definition/<name>, /definition/<name>/history, /candidate/<id>.");
 }
 
+std::size_t Dashboard::warm_up(const std::atomic<bool>& stop) {
+  const auto reader = pool_.lease();
+  std::size_t n = 0;
+  for (const DefinitionEntry& d : reader->definitions()) {
+    if (stop) break;
+    (void)cache_.get(*reader, d.name);
+    ++n;
+  }
+  return n;
+}
+
 HttpResponse Dashboard::definition_route(const ArchiveReader& reader, std::string_view rest,
                                          const QueryParams& query) {
   const std::size_t slash = rest.find('/');

@@ -10,6 +10,7 @@
 // Anything else is a 404 page that says what was not found.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -30,6 +31,11 @@ class Dashboard {
 
   // Thread-safe: each call leases its own database connection.
   [[nodiscard]] HttpResponse get(std::string_view path, const QueryParams& query);
+
+  // Computes every definition's leaderboard and plots ahead of the first request (a
+  // definition of 100 000 traces takes a few hundred ms), stopping early once `stop`
+  // is set. Returns the number of definitions computed.
+  std::size_t warm_up(const std::atomic<bool>& stop);
 
  private:
   HttpResponse definition_route(const ArchiveReader& reader, std::string_view rest, const QueryParams& query);
