@@ -52,6 +52,37 @@ std::vector<RoundPoint> round_points(const DefinitionReport& r, const PlotInputs
   return out;
 }
 
+// At most this many candidate dots: beyond it the SVG grows by megabytes and says no
+// more; every candidate that set a new best is always kept.
+constexpr std::size_t kMaxDots = 600;
+
+struct RoundSeries {
+  std::vector<Point> dots;
+  std::vector<std::string> labels;
+  std::vector<Point> best;  // a step line: vertices where the best changed, and one at the end
+};
+
+RoundSeries round_series(const std::vector<RoundPoint>& pts) {
+  RoundSeries s;
+  const std::size_t stride = pts.size() <= kMaxDots ? 1 : (pts.size() + kMaxDots - 1) / kMaxDots;
+  double so_far = 0;
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    const bool record = s.best.empty() || pts[i].latency < so_far;
+    if (record) {
+      // A step: level until this round, then down to the new best.
+      if (!s.best.empty()) s.best.push_back({pts[i].round, so_far});
+      so_far = pts[i].latency;
+      s.best.push_back({pts[i].round, so_far});
+    }
+    if (record || i % stride == 0) {
+      s.dots.push_back({pts[i].round, pts[i].latency});
+      s.labels.push_back(pts[i].label);
+    }
+  }
+  if (!pts.empty() && s.best.back().x != pts.back().round) s.best.push_back({pts.back().round, so_far});
+  return s;
+}
+
 }  // namespace
 
 std::string rounds_plot(const DefinitionReport& r, const PlotInputs& in) {
@@ -69,18 +100,11 @@ std::string rounds_plot(const DefinitionReport& r, const PlotInputs& in) {
       AxisSpec{in.rounds.empty() ? "candidate" : "round", ScaleKind::linear, xs, true},
       AxisSpec{"geomean latency (ms)", ScaleKind::log, ys});
   if (base_ms) plot.reference_line(*base_ms, "baseline");
-  std::vector<Point> best;
-  std::vector<Point> all;
-  std::vector<std::string> labels;
-  double so_far = 0;
-  for (const RoundPoint& p : pts) {
-    all.push_back({p.round, p.latency});
-    labels.push_back(p.label);
-    if (best.empty() || p.latency < so_far) so_far = p.latency;
-    best.push_back({p.round, so_far});
-  }
-  plot.point_series(all, "candidates", 1, labels);
-  if (!best.empty()) plot.line_series(best, "best so far", 0);
+  const RoundSeries s = round_series(pts);
+  plot.point_series(s.dots,
+                    s.dots.size() < pts.size() ? "candidates (a sample and every new best)" : "candidates", 1,
+                    s.labels);
+  if (!s.best.empty()) plot.line_series(s.best, "best so far", 0);
   if (pts.empty()) plot.note("no candidate passed every workload");
   return plot.finish();
 }

@@ -35,6 +35,9 @@ void refuse(const httplib::Request& req, httplib::Response& res) {
 }  // namespace
 
 Server::Server(Dashboard& dashboard) : impl_(std::make_unique<Impl>(dashboard)) {
+  // A kept-alive connection holds a worker thread until it times out, and stop() waits
+  // for it: short, so that Ctrl-C ends the server promptly.
+  impl_->http.set_keep_alive_timeout(1);
   impl_->http.Get(".*", [this](const httplib::Request& req, httplib::Response& res) {
     QueryParams query;
     for (const auto& [k, v] : req.params) query.emplace(k, v);
