@@ -107,8 +107,8 @@ class BrowserTest : public ::testing::Test {
   }
 
   std::string kharness(const std::string& args) const {
-    const Output r = shell("cd " + sh_quote(KHARNESS_SOURCE_DIR) + " && " + sh_quote(KHARNESS_EXECUTABLE) + " " +
-                           args + " 2>&1");
+    const Output r = shell("cd " + sh_quote(KHARNESS_SOURCE_DIR) + " && " + sh_quote(KHARNESS_EXECUTABLE) +
+                           " " + args + " 2>&1");
     EXPECT_EQ(r.status, 0) << args << "\n" << r.out;
     return r.out;
   }
@@ -122,8 +122,8 @@ class BrowserTest : public ::testing::Test {
     const Output dom = shell(sh_quote(chromium_) + flags + "--dump-dom " + sh_quote(url) + " 2>/dev/null");
     EXPECT_EQ(dom.status, 0) << url;
     const fs::path png = artifacts_ / (name + ".png");
-    shell(sh_quote(chromium_) + flags + "--hide-scrollbars --window-size=1280,900 --screenshot=" + sh_quote(png) +
-          " " + sh_quote(url) + " >/dev/null 2>&1");
+    shell(sh_quote(chromium_) + flags + "--hide-scrollbars --window-size=1280,900 --screenshot=" +
+          sh_quote(png) + " " + sh_quote(url) + " >/dev/null 2>&1");
     EXPECT_TRUE(fs::exists(png) && fs::file_size(png) > 1000) << "no screenshot of " << url;
     return dom.out;
   }
