@@ -32,4 +32,11 @@ for b in "$BUILD"/bench/bench_*; do [ -x "$b" ] && copy_stripped "bench/$(basena
 # The executables of gtest suites with a test labelled gpu.
 (cd "$BUILD" && grep -l 'LABELS gpu' $(find . -name '*_tests.cmake')) |
   while read -r f; do copy_stripped "${f%\[1\]_tests.cmake}"; done
+# Shared libraries the GPU host may lack: cpp-httplib (Debian ships it only as a
+# shared library; `kharness serve` uses it) and what it pulls in beyond glibc, zlib and
+# the CUDA toolkit. run_device.sh puts PACK/lib on LD_LIBRARY_PATH.
+ldd "$BUILD/kharness" | awk '/libcpp-httplib|libbrotli|libssl|libcrypto/ {print $3}' |
+  while read -r lib; do
+    if [ -f "$lib" ]; then mkdir -p "$PACK/lib" && cp -L "$lib" "$PACK/lib/"; fi
+  done
 du -sh "$PACK"

@@ -49,6 +49,8 @@ done
 # A pack made by bench/pack_build.sh stands in for the build folder.
 if [ ! -f build/CMakeCache.txt ] && [ -f device-build/CMakeCache.txt ]; then
   rm -rf build && ln -s device-build build && echo "using device-build as build" | tee -a "$LOG"
+  # The shared libraries pack_build.sh carried (cpp-httplib and its dependencies).
+  [ -d device-build/lib ] && export LD_LIBRARY_PATH="$ROOT/device-build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 # CMake, CTest and the test binaries hold the source and build paths of the machine
 # that configured them. When the checkout lives elsewhere here, make the old path a

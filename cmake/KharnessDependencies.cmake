@@ -38,3 +38,18 @@ else()
   set(KHARNESS_WITH_CUDA OFF)
   message(STATUS "kharness: CUDA toolkit not found, CPU backend only")
 endif()
+
+# cpp-httplib serves the dashboard (`kharness serve`). Debian ships it as a shared
+# library whose header must be compiled with the same feature macros (OpenSSL, zlib,
+# brotli), which its pkg-config file carries. Optional: without it, serve says so.
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(KHARNESS_HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
+endif()
+if(KHARNESS_HTTPLIB_FOUND)
+  set(KHARNESS_WITH_HTTPLIB ON)
+  message(STATUS "kharness: dashboard server ON (cpp-httplib ${KHARNESS_HTTPLIB_VERSION})")
+else()
+  set(KHARNESS_WITH_HTTPLIB OFF)
+  message(STATUS "kharness: cpp-httplib not found, `kharness serve` disabled")
+endif()

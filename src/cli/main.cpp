@@ -6,6 +6,8 @@
 #include "cli/invocation.h"
 #include "cli/peaks_command.h"
 #include "cli/profile_command.h"
+#include "cli/report_command.h"
+#include "cli/serve_command.h"
 #include "cli/validate_command.h"
 
 int main(int argc, char** argv) {
@@ -18,6 +20,8 @@ int main(int argc, char** argv) {
   kh::cli::register_profile(app, exit_code);
   kh::cli::register_archive(app, exit_code);
   kh::cli::register_rerun(app, exit_code);
+  kh::cli::register_report(app, exit_code);
+  kh::cli::register_serve(app, exit_code);
   kh::cli::register_worker(app, exit_code);
   kh::cli::remember_invocation(argc, argv);
   try {

@@ -1,0 +1,40 @@
+#include "report/report_loader.h"
+
+#include <algorithm>
+
+#include "error/error.h"
+
+namespace kh::report {
+
+DefinitionReport load_definition_report(const ArchiveReader& reader, std::string_view definition,
+                                        const std::optional<std::string>& baseline) {
+  const std::vector<WorkloadEntry> workloads = reader.workloads(definition);
+  const std::vector<TraceEntry> traces = reader.traces(definition);
+  LeaderboardInput in{std::string(definition), workloads,        traces, {},
+                      baseline.has_value(),    default_p_sweep()};
+  if (baseline) {
+    in.baseline_names.push_back(*baseline);
+  } else {
+    for (const SolutionEntry& s : reader.baselines(definition)) {
+      if (std::find(in.baseline_names.begin(), in.baseline_names.end(), s.name) == in.baseline_names.end()) {
+        in.baseline_names.push_back(s.name);
+      }
+    }
+  }
+  return build_leaderboard(in);
+}
+
+std::vector<std::string> definitions_to_report(const ArchiveReader& reader,
+                                               const std::optional<std::string>& only) {
+  std::vector<std::string> names;
+  for (const DefinitionEntry& d : reader.definitions()) {
+    if (!only || d.name == *only) names.push_back(d.name);
+  }
+  if (only && names.empty()) {
+    throw Error(Location{reader.dir().string(), 0, "--definition"},
+                "the archive holds no definition or trace named '" + *only + "'");
+  }
+  return names;
+}
+
+}  // namespace kh::report

@@ -1,0 +1,109 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "report/plots.h"
+#include "report/report_formats.h"
+
+namespace kh::report {
+namespace {
+
+// A markdown table cell: pipes would split it, line breaks would end the row.
+std::string md(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string num(const std::optional<double>& v, const char* spec = "{:.4g}") {
+  return v ? fmt::format(fmt::runtime(spec), *v) : std::string("–");
+}
+
+std::string percent(double v) { return fmt::format("{:.0f}%", v * 100); }
+
+std::string share(const std::optional<double>& v) {
+  return v ? fmt::format("{:.1f}%", *v * 100) : std::string("–");
+}
+
+void leaderboard(std::string& out, const DefinitionReport& r, std::size_t top) {
+  out += "| rank | solution | score | mean speedup | win rate | fast_1 | fast_2 | SOL (geomean) | passed |\n";
+  out += "|---:|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  const auto at = [&](double p) {
+    const auto it = std::find(r.sweep.begin(), r.sweep.end(), p);
+    return it == r.sweep.end() ? std::size_t(-1) : static_cast<std::size_t>(it - r.sweep.begin());
+  };
+  const std::size_t p1 = at(1.0), p2 = at(2.0);
+  for (std::size_t i = 0; i < std::min(top, r.candidates.size()); ++i) {
+    const CandidateRow& c = r.candidates[i];
+    const Score& s = c.score;
+    out += fmt::format("| {} | {}{} | {:.3f} | {:.3f} | {} | {} | {} | {} | {}/{} |\n", i + 1,
+                       md(candidate_label(c)), c.is_baseline ? " (baseline)" : "", s.contest, s.mean_speedup,
+                       percent(s.win_rate), p1 < s.fast_p.size() ? percent(s.fast_p[p1]) : "–",
+                       p2 < s.fast_p.size() ? percent(s.fast_p[p2]) : "–", share(s.sol_geomean), s.passed,
+                       s.total);
+  }
+  if (r.candidates.size() > top)
+    out += fmt::format("\n{} more candidates (see --format csv or json).\n", r.candidates.size() - top);
+}
+
+void fast_p_table(std::string& out, const DefinitionReport& r, std::size_t top) {
+  out += "| solution |";
+  for (double p : r.sweep) out += fmt::format(" p={:g} |", p);
+  out += "\n|---|";
+  for (std::size_t i = 0; i < r.sweep.size(); ++i) out += "---:|";
+  out += '\n';
+  for (std::size_t i = 0; i < std::min(top, r.candidates.size()); ++i) {
+    out += "| " + md(candidate_label(r.candidates[i])) + " |";
+    for (double f : r.candidates[i].score.fast_p) out += " " + percent(f) + " |";
+    out += '\n';
+  }
+}
+
+void workload_table(std::string& out, const DefinitionReport& r, const CandidateRow& c) {
+  out += fmt::format("\n### {}\n\n", md(candidate_label(c)));
+  out += "| workload | axes | status | latency (ms) | baseline (ms) | speedup | SOL |\n";
+  out += "|---|---|---|---:|---:|---:|---:|\n";
+  for (std::size_t w = 0; w < r.workloads.size(); ++w) {
+    const WorkloadOutcome& o = c.outcomes[w];
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", r.workloads[w].uuid.substr(0, 8),
+                       md(r.workloads[w].axes_json), o.status, num(o.latency_ms), num(o.baseline_ms),
+                       num(o.speedup(), "{:.3f}x"), share(o.sol_fraction));
+  }
+}
+
+}  // namespace
+
+std::string to_markdown(const DefinitionReport& r, const MarkdownOptions& options) {
+  std::string out = fmt::format("## {}\n\n", md(r.definition));
+  out += r.baseline.empty()
+             ? "Baseline: the reference latency recorded in each trace (no baseline solution archived).\n\n"
+             : fmt::format(
+                   "Baseline: `{}` (its latency per workload; the recorded reference latency where it did "
+                   "not run).\n\n",
+                   r.baseline);
+  out += fmt::format(
+      "{} workloads, {} candidates. Score: mean speedup over the baseline, 0 if any workload "
+      "failed.\n\n",
+      r.workloads.size(), r.candidates.size());
+  leaderboard(out, r, options.top);
+  out += "\n#### fast_p\n\n";
+  fast_p_table(out, r, std::min<std::size_t>(options.top, 10));
+  if (options.plots) {
+    out += "\n#### Plots\n\n";
+    for (const char* p : {"speedup", "fast_p", "latency", "rounds", "roofline"})
+      out += fmt::format("![{0}]({0}.svg)\n", p);
+  }
+  for (std::size_t i = 0; i < std::min(options.workload_tables, r.candidates.size()); ++i) {
+    workload_table(out, r, r.candidates[i]);
+  }
+  return out;
+}
+
+}  // namespace kh::report
