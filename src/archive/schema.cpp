@@ -209,7 +209,16 @@ CREATE TABLE loop_manifest (
 ) WITHOUT ROWID;
 )sql";
 
-constexpr std::array kMigrations = {Migration{1, kVersion1}};
+// Version 2: a covering index for the per-definition trace scans of reports and the
+// dashboard. Every column they read is in the index, so a leaderboard over 100 000
+// traces reads index pages only, never the rows with their full JSON line.
+constexpr const char* kVersion2 = R"sql(
+CREATE INDEX traces_leaderboard ON traces(definition, id, run_id, solution_id, solution, workload_uuid, status,
+                                          latency_ms, reference_latency_ms, speedup, sol_fraction, sol_floor_ms,
+                                          timestamp);
+)sql";
+
+constexpr std::array kMigrations = {Migration{1, kVersion1}, Migration{2, kVersion2}};
 
 int read_version(const Database& db) { return static_cast<int>(db.query_int("PRAGMA user_version")); }
 

@@ -24,7 +24,7 @@ TEST(Schema, AnEmptyIndexFileIsMigratedToTheCurrentVersion) {
   dir.write("a/index.sqlite", "");  // zero bytes: a version-0 database
   Archive a = Archive::open_existing(dir / "a");
   EXPECT_EQ(a.db().query_int("PRAGMA user_version"), current_schema_version());
-  EXPECT_EQ(current_schema_version(), 1);
+  EXPECT_EQ(current_schema_version(), 2);
   for (const char* table :
        {"blobs", "definitions", "workloads", "workload_files", "solutions", "builds", "runs", "run_workloads",
         "traces", "samples", "environments", "profiles", "decisions", "loop_manifest", "imports"}) {
@@ -41,7 +41,7 @@ TEST(Schema, AVersionZeroDatabaseWithOtherTablesIsMigratedAndKeepsThem) {
     db.exec("CREATE TABLE notes(text TEXT); INSERT INTO notes VALUES ('kept')");
   }
   Archive a = Archive::open_existing(dir.path());
-  EXPECT_EQ(a.db().query_int("PRAGMA user_version"), 1);
+  EXPECT_EQ(a.db().query_int("PRAGMA user_version"), current_schema_version());
   EXPECT_EQ(a.db().query_text("SELECT text FROM notes"), "kept");
   EXPECT_EQ(table_count(a.db(), "traces"), 1);
 }
@@ -50,7 +50,25 @@ TEST(Schema, OpeningTwiceMigratesOnce) {
   TempDir dir;
   { Archive a = Archive::open_or_create(dir.path()); }
   Archive b = Archive::open_or_create(dir.path());
-  EXPECT_EQ(b.db().query_int("PRAGMA user_version"), 1);
+  EXPECT_EQ(b.db().query_int("PRAGMA user_version"), current_schema_version());
+}
+
+// An archive written at version 1 (before the leaderboard index) gains the index and
+// keeps its rows.
+TEST(Schema, AVersionOneArchiveMigratesToTwo) {
+  TempDir dir;
+  const char* has_index = "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'traces_leaderboard'";
+  {
+    Database db = Database::open(dir / "index.sqlite", Database::Mode::create);
+    EXPECT_EQ(migrate(db, migrations().first(1)), 0);
+    db.exec("INSERT INTO definitions (name, op_type, content_hash, json, created_at) "
+            "VALUES ('d', 'gemm', 'h', '{}', '2026-11-30T00:00:00Z')");
+    EXPECT_EQ(db.query_int(has_index), 0);
+  }
+  Archive a = Archive::open_existing(dir.path());
+  EXPECT_EQ(a.db().query_int("PRAGMA user_version"), 2);
+  EXPECT_EQ(a.db().query_int(has_index), 1);
+  EXPECT_EQ(a.db().query_text("SELECT name FROM definitions"), "d");
 }
 
 TEST(Schema, ANewerIndexIsRefusedWithAClearErrorAndLeftAlone) {
