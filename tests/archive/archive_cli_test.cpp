@@ -4,6 +4,7 @@
 
 #include "archive/archive.h"
 #include "archive/run_writer.h"
+#include "archive/schema.h"
 #include "archive_fixtures.h"
 #include "error/error.h"
 
@@ -64,7 +65,7 @@ TEST(ArchiveCli, ImportExportLsVerifyWithJson) {
   r = run_command(kharness("archive ls --archive " + quoted(dir / "a") + " --json"));
   ASSERT_EQ(r.status, 0) << r.out;
   j = parse_output(r.out);
-  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["schema_version"], current_schema_version());
   EXPECT_EQ(j["counts"]["traces"], 3);
   ASSERT_EQ(j["runs"].size(), 1u);
   EXPECT_EQ(j["runs"][0]["solution"], "candidate-recorded");

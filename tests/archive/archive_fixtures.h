@@ -15,37 +15,17 @@
 #include <string>
 
 #include "archive/run_record.h"
+#include "support/temp_dir.h"
 
 namespace kh::archive::test {
 
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 
-class TempDir {
+// Each suite's folders carry its own prefix, to tell leftovers apart.
+class TempDir : public kh::test::TempDir {
  public:
-  TempDir() {
-    std::random_device rd;
-    path_ = fs::temp_directory_path() / ("kh_archive_" + std::to_string(rd()) + std::to_string(rd()));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  [[nodiscard]] const fs::path& path() const { return path_; }
-  [[nodiscard]] fs::path operator/(const std::string& rel) const { return path_ / rel; }
-  // Writes `text` byte for byte at `rel`, creating folders.
-  fs::path write(const std::string& rel, const std::string& text) const {
-    const fs::path p = path_ / rel;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
-
- private:
-  fs::path path_;
+  TempDir() : kh::test::TempDir("kh_archive_") {}
 };
 
 inline std::string read_bytes(const fs::path& file) {

@@ -2,34 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "report/svg/svg_writer.h"
+
 namespace kh::report::dashboard {
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+// HTML text and attribute values need exactly XML's five escapes.
+std::string html_escape(std::string_view text) { return svg::xml_escape(text); }
 
 std::string url_encode(std::string_view text) {
   std::string out;
