@@ -201,12 +201,21 @@ WrittenRun insert(Database& db, const StagedRun& s) {
 
 }  // namespace
 
-void require_parent(Archive& archive, const Lineage& lineage) {
-  if (lineage.parent.empty()) return;
-  if (!IndexWriter(archive.db()).find_solution(lineage.parent)) {
-    throw Error(Location{"", 0, "lineage.parent"},
-                "parent solution " + lineage.parent + " is not in the archive");
+void resolve_parent(Archive& archive, Lineage& lineage) {
+  if (lineage.parent.empty() || IndexWriter(archive.db()).find_solution(lineage.parent)) return;
+  // A person types the first characters of a content id, as with git.
+  Statement s =
+      archive.db().prepare("SELECT content_id FROM solutions WHERE substr(content_id, 1, ?) = ? LIMIT 2");
+  s.bind(1, static_cast<std::int64_t>(lineage.parent.size())).bind(2, lineage.parent);
+  std::vector<std::string> matches;
+  while (s.step()) matches.push_back(s.column_text(0));
+  if (matches.size() != 1) {
+    throw Error(
+        Location{"", 0, "lineage.parent"},
+        "parent solution " + lineage.parent +
+            (matches.empty() ? " is not in the archive" : " is ambiguous: give more of its content id"));
   }
+  lineage.parent = matches.front();
 }
 
 WrittenRun write_run(Archive& archive, const RunRecord& record) {

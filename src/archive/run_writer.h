@@ -21,8 +21,9 @@ struct WrittenRun {
 // written then, apart from blobs, which nothing refers to.
 WrittenRun write_run(Archive& archive, const RunRecord& record);
 
-// Throws kh::Error (field lineage.parent) unless the parent is archived, so that a
-// caller can refuse a bad lineage before spending minutes on the evaluation.
-void require_parent(Archive& archive, const Lineage& lineage);
+// Completes `lineage.parent` from a unique prefix of an archived solution's content id.
+// Throws kh::Error (field lineage.parent) when none or several match, so that a caller
+// can refuse a bad lineage before spending minutes on the evaluation.
+void resolve_parent(Archive& archive, Lineage& lineage);
 
 }  // namespace kh::archive

@@ -119,8 +119,7 @@ Solution read_candidate(const EvalArgs& a, const OperatorLibrary& ops, const std
   return parse_solution(text, Location{a.solution, 0, ""});
 }
 
-archive::Lineage lineage_of(const EvalArgs& a) {
-  archive::Lineage l = a.lineage;
+archive::Lineage lineage_of(const EvalArgs& a, archive::Lineage l) {
   if (!a.prompt_file.empty()) l.prompt = archive::read_file_text(a.prompt_file);
   if (!a.response_file.empty()) l.response = archive::read_file_text(a.response_file);
   return l;
@@ -128,9 +127,10 @@ archive::Lineage lineage_of(const EvalArgs& a) {
 
 nlohmann::ordered_json record_run(archive::Archive& store, const EvalArgs& a, const EvaluationTarget& target,
                                   const SolutionEvaluation& result, const EvalOptions& options,
-                                  const std::vector<Trace>& traces, archive::EvaluationContext context) {
+                                  const std::vector<Trace>& traces, archive::EvaluationContext context,
+                                  const archive::Lineage& lineage) {
   context.candidate_role = a.baseline ? "baseline" : "candidate";
-  context.lineage = lineage_of(a);
+  context.lineage = lineage_of(a, lineage);
   context.command_line = invocation();
   context.finished_at = archive::utc_now();
   const archive::WrittenRun w =
@@ -147,9 +147,10 @@ int run_eval(const EvalArgs& a) {
   const OperatorEntry* op = ops.find(a.definition);
   // Opened before the evaluation, so that a bad archive folder fails in a second, not after.
   std::optional<archive::Archive> store;
+  archive::Lineage lineage = a.lineage;
   if (!a.archive.empty()) {
     store = archive::Archive::open_or_create(a.archive);
-    archive::require_parent(*store, a.lineage);
+    archive::resolve_parent(*store, lineage);
   }
   archive::EvaluationContext context;
   context.started_at = archive::utc_now();
@@ -178,7 +179,7 @@ int run_eval(const EvalArgs& a) {
     for (const Trace& t : traces) out << write_trace_line(t) << "\n";
   }
   nlohmann::ordered_json archived;
-  if (store) archived = record_run(*store, a, target, result, options, traces, std::move(context));
+  if (store) archived = record_run(*store, a, target, result, options, traces, std::move(context), lineage);
   if (a.json) {
     print_eval_json(target, result, traces, archived);
   } else {
@@ -239,7 +240,8 @@ void register_eval(CLI::App& app, int& exit_code) {
   cmd->add_flag("--no-reference-timing", args->no_reference_timing, "Do not time the reference (no speedup)");
   cmd->add_option("--archive", args->archive,
                   "Record the run (solution, builds, traces, samples, environment) in this archive folder");
-  cmd->add_option("--parent", args->lineage.parent, "Lineage: content id of the parent solution (archived)");
+  cmd->add_option("--parent", args->lineage.parent,
+                  "Lineage: content id of the parent solution (archived), or a unique prefix of it");
   cmd->add_option("--agent", args->lineage.agent, "Lineage: the agent that wrote the solution");
   cmd->add_option("--hypothesis", args->lineage.hypothesis, "Lineage: the hypothesis it tests");
   cmd->add_option("--technique", args->lineage.technique_family, "Lineage: its family of technique");

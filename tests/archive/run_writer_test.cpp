@@ -118,6 +118,20 @@ TEST(RunWriter, LineageLinksAChildToItsParent) {
   EXPECT_EQ(a.blobs().read(s.column_text(5)), "the answer");
 }
 
+TEST(RunWriter, AParentIsFoundByAUniquePrefix) {
+  TempDir dir;
+  Archive a = Archive::open_or_create(dir.path());
+  const WrittenRun parent = write_run(a, synthetic_run("parent", 1));
+  Lineage l;
+  l.parent = parent.solution_content_id.substr(0, 10);
+  resolve_parent(a, l);
+  EXPECT_EQ(l.parent, parent.solution_content_id);
+  l.parent = "zz";  // content ids are hex: no match
+  EXPECT_THROW(resolve_parent(a, l), Error);
+  Lineage none;
+  EXPECT_NO_THROW(resolve_parent(a, none)) << "no parent is fine";
+}
+
 TEST(RunWriter, AnUnknownParentWritesNothing) {
   TempDir dir;
   Archive a = Archive::open_or_create(dir.path());
