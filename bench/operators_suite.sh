@@ -17,6 +17,7 @@ shift
 cd "$(dirname "$0")/.." || exit 1
 export PATH="/usr/local/cuda/bin:$PATH"
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+[ -d build/lib ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(cd build/lib && pwd)"
 if [ $# -gt 0 ]; then
   names=("$@")
 else
