@@ -64,7 +64,7 @@ DevicePeaks cached_device_peaks(MeasurementClient& worker, const std::filesystem
   }
   fmt::print(stderr, "measuring the peaks of {} (once per device) ...\n",
              worker.device().value("name", std::string("the device")));
-  const DevicePeaks p = worker.peaks();
+  DevicePeaks p = worker.peaks();
   std::filesystem::create_directories(path.parent_path());
   const std::filesystem::path temporary = path.string() + "." + std::to_string(::getpid());
   {
