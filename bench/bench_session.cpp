@@ -89,14 +89,7 @@ EvaluationTarget BenchSession::target(const std::string& definition, Solution ca
   const OperatorEntry* op = lib.find(definition);
   std::vector<Workload> workloads = lib.workloads(definition, quick_);
   if (workloads.empty()) workloads = lib.workloads(definition, false);  // no ci-workloads.jsonl
-  return EvaluationTarget{op->definition,
-                          std::move(workloads),
-                          op->dir,
-                          std::move(candidate),
-                          lib.reference(definition, backend_),
-                          op->checker,
-                          op->tolerance.value_or(Tolerance{}),
-                          op->speed_of_light};
+  return lib.target(op->definition, std::move(workloads), op->dir, std::move(candidate), backend_);
 }
 
 Solution BenchSession::bench_solution(const std::string& definition, const std::string& stem) const {

@@ -154,14 +154,9 @@ int run_eval(const EvalArgs& a) {
   }
   archive::EvaluationContext context;
   context.started_at = archive::utc_now();
-  EvaluationTarget target{in.definition,
-                          in.workloads,
-                          in.root,
-                          read_candidate(a, ops, backend, context.candidate_json),
-                          ops.reference(a.definition, backend),
-                          op ? op->checker : "default",
-                          tolerance_for(a, op),
-                          op ? op->speed_of_light : std::nullopt};
+  EvaluationTarget target = ops.target(in.definition, in.workloads, in.root,
+                                       read_candidate(a, ops, backend, context.candidate_json), backend);
+  target.tolerance = tolerance_for(a, op);
   EvalOptions options = make_options(a, backend, op);
   if (store) archive::pin_seed(options);  // so that `kharness rerun` can repeat it exactly
   if (!a.json) options.on_progress = progress_line;

@@ -11,6 +11,7 @@
 #include "error/error.h"
 #include "eval/device_peaks_json.h"
 #include "eval/measurement_client.h"
+#include "worker/self_executable.h"
 
 namespace kh::cli {
 
@@ -21,13 +22,6 @@ struct PeaksArgs {
   bool json = false;
   bool refresh = false;
 };
-
-std::filesystem::path self_executable() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw Error("cannot locate the kharness executable (/proc/self/exe): " + ec.message());
-  return p;
-}
 
 int run_peaks(const PeaksArgs& a) {
   const std::string backend = pick_backend(a.backend);

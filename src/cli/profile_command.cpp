@@ -12,6 +12,7 @@
 #include "profile/profile_session.h"
 #include "trace/json_io.h"
 #include "trace/trace_set.h"
+#include "worker/self_executable.h"
 
 namespace kh::cli {
 
@@ -30,23 +31,12 @@ struct ProfileArgs {
   bool no_ncu = false;
 };
 
-std::filesystem::path self_executable() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw Error("cannot locate the kharness executable (/proc/self/exe): " + ec.message());
-  return p;
-}
-
 ProfileRequest make_request(const ProfileArgs& a, const std::string& backend) {
   const OperatorLibrary ops = operator_library(a.operators);
   LoadedInputs in = load_definition_workloads(a.trace_set, a.definition, ops, a.small);
-  const OperatorEntry* op = ops.find(a.definition);
   ProfileRequest r{
-      EvaluationTarget{in.definition, in.workloads, in.root,
-                       a.baseline ? ops.baseline(a.definition, backend) : load_solution_file(a.solution),
-                       ops.reference(a.definition, backend), op ? op->checker : "default",
-                       op && op->tolerance ? *op->tolerance : Tolerance{},
-                       op ? op->speed_of_light : std::nullopt},
+      ops.target(in.definition, in.workloads, in.root,
+                 a.baseline ? ops.baseline(a.definition, backend) : load_solution_file(a.solution), backend),
       a.solution,
       a.trace_set,
       self_executable(),

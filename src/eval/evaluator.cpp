@@ -12,17 +12,11 @@
 #include "eval/solution_build.h"
 #include "eval/workload_evaluation.h"
 #include "eval/workload_shapes.h"
+#include "worker/self_executable.h"
 
 namespace kh {
 
 namespace {
-
-std::filesystem::path self_executable() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw Error("cannot locate the kharness executable (/proc/self/exe): " + ec.message());
-  return p;
-}
 
 // The workers' scratch folder (their cwd and logs). One the caller named is kept; a
 // temporary one is removed when the evaluation ends, after the workers (declared later,

@@ -144,6 +144,7 @@ Outcome<CheckResult> MeasurementClient::check(const Definition& d, const Workloa
   fields["seed"] = seed;
   fields["poison"] = poison;
   fields["probe_lingering"] = config_.candidate;
+  fields["candidate"] = config_.candidate;
   Message reply;
   if (auto f = measure(measurement::kCheck, std::move(fields), reply)) return {std::nullopt, f};
   const auto& h = reply.header;

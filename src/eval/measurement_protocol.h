@@ -3,7 +3,7 @@
 // Every request is a worker Message whose header "kind" is one of these. Fields:
 //   hello  {}                                  -> {device:{...}, timers:[...]}
 //   load   {library, signature}                -> {}
-//   check  {definition, workload, root, seed, poison}
+//   check  {definition, workload, root, seed, poison, candidate}
 //          -> {outputs:[{name,dtype,shape,nbytes}], input_hashes_before:[hex],
 //              input_hashes_after:[hex], call_ms, error?, sticky, lingering_cpu_ms}
 //          payload: the outputs' bytes, concatenated in definition order

@@ -156,8 +156,8 @@ Message MeasurementService::check(const Message& request) {
   const auto start = Clock::now();
   // The profiler (kharness profile) selects the candidate's launches by this range.
   // Numbered, so it can pick one call after warm-up: kh_candidate_2 is the second.
-  const std::string range = fmt::format(
-      "kh_{}_{}", request.header.value("probe_lingering", true) ? "candidate" : "reference", ++calls_);
+  const std::string range =
+      fmt::format("kh_{}_{}", request.header.value("candidate", true) ? "candidate" : "reference", ++calls_);
   backend_->mark_call_begin(range.c_str());
   std::string error = lib.call(args, backend_->stream());
   backend_->mark_call_end();

@@ -187,6 +187,20 @@ Solution OperatorLibrary::baseline(std::string_view definition, std::string_view
   return operator_solution(*e, fmt::format("{}_baseline_{}", definition, language), language, *entry);
 }
 
+EvaluationTarget OperatorLibrary::target(const Definition& definition, std::vector<Workload> workloads,
+                                         std::filesystem::path root, Solution candidate,
+                                         std::string_view backend) const {
+  const OperatorEntry* op = find(definition.name);
+  return EvaluationTarget{definition,
+                          std::move(workloads),
+                          std::move(root),
+                          std::move(candidate),
+                          reference(definition.name, backend),
+                          op ? op->checker : "default",
+                          op ? op->tolerance.value_or(Tolerance{}) : Tolerance{},
+                          op ? op->speed_of_light : std::nullopt};
+}
+
 std::vector<Workload> OperatorLibrary::workloads(std::string_view definition, bool small) const {
   const OperatorEntry* e = find(definition);
   if (e == nullptr) return {};

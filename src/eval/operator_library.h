@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "eval/check/value_comparison.h"
+#include "eval/evaluator.h"
 #include "eval/speed_of_light.h"
 #include "trace/definition.h"
 #include "trace/solution.h"
@@ -56,6 +57,12 @@ class OperatorLibrary {
   [[nodiscard]] Solution reference(std::string_view definition, std::string_view backend) const;
   // The operator's baseline for a backend, the same way. Throws kh::Error when none.
   [[nodiscard]] Solution baseline(std::string_view definition, std::string_view backend) const;
+  // What evaluating `candidate` on `workloads` of `definition` needs from this library:
+  // the reference for `backend` and the operator's checker, tolerance and speed-of-light
+  // model (defaults where the definition is not one of ours). Throws as reference() does.
+  [[nodiscard]] EvaluationTarget target(const Definition& definition, std::vector<Workload> workloads,
+                                        std::filesystem::path root, Solution candidate,
+                                        std::string_view backend) const;
   // The operator's own workloads file (workloads.jsonl), or ci-workloads.jsonl when
   // `small` is set.
   [[nodiscard]] std::vector<Workload> workloads(std::string_view definition, bool small) const;

@@ -110,14 +110,8 @@ TEST_P(OperatorSuite, CpuBaselinePassesOnSmallWorkloads) {
   o.worker_executable = KHARNESS_EXECUTABLE;
   o.work_dir = std::filesystem::temp_directory_path() /
                ("kharness-ops-" + GetParam() + "-" + std::to_string(::getpid()));
-  EvaluationTarget t{e.definition,
-                     library().workloads(GetParam(), true),
-                     e.dir,
-                     library().baseline(GetParam(), "cpu"),
-                     library().reference(GetParam(), "cpu"),
-                     e.checker,
-                     e.tolerance.value_or(Tolerance{}),
-                     e.speed_of_light};
+  const EvaluationTarget t = library().target(e.definition, library().workloads(GetParam(), true), e.dir,
+                                              library().baseline(GetParam(), "cpu"), "cpu");
   const SolutionEvaluation r = evaluate_solution(t, o);
   std::filesystem::remove_all(o.work_dir);
   ASSERT_EQ(r.candidate_build.status, BuildResult::Status::ok) << r.candidate_build.log;
