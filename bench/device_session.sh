@@ -46,6 +46,12 @@ else
   echo "ncu not found" >>"$SUMMARY"
 fi
 
+# kharness profile (regimes, ncu, static analysis, diagnosis) on baselines, timed for
+# the 60 s budget of issue 6.
+for name in ${PROFILE_DEFINITIONS-rmsnorm_h4096}; do
+  step "profile_$name" "${PROFILE_LIMIT:-120}" sh -c "build/kharness profile --definition $name --baseline --out '$OUT/profile_$name' --json >'$OUT/profile_$name.json' 2>'$OUT/profile_$name.log'"
+done
+
 # Cheap operators first, so a session cut short still covers most of them.
 if [ $# -eq 0 ]; then
   set -- rmsnorm_h128 rmsnorm_h4096 softmax_h4096 gemm_n4096_k4096 gdn_decode_qk4_v8_d128_k_last \

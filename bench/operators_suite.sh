@@ -35,8 +35,9 @@ for name in "${names[@]}"; do
     *) extra=(--timing-trials 1 --warmup 2 --iterations 10) ;;
   esac
   start=$SECONDS
+  rm -f "$OUT/op_$name.jsonl"  # eval -o appends; each trace lands as its workload finishes
   timeout --kill-after=10 "${OPERATOR_LIMIT:-240}" build/kharness eval --definition "$name" --baseline --backend cuda --json \
-    "${extra[@]}" >"$OUT/op_$name.json" 2>"$OUT/op_$name.log"
+    -o "$OUT/op_$name.jsonl" "${extra[@]}" >"$OUT/op_$name.json" 2>"$OUT/op_$name.log"
   echo "$name rc=$? seconds=$((SECONDS - start))" | tee -a "$OUT/operators_runs.txt"
 done
 python3 bench/operators_summary.py "$OUT"/op_*.json --json "$OUT/operators_summary.json" \

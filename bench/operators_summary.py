@@ -10,6 +10,7 @@ workloads passed, and the geometric means of the speedup and the fractions.
 import argparse
 import json
 import math
+import os
 import sys
 
 
@@ -41,12 +42,27 @@ def workload_row(trace):
     }
 
 
+def streamed(path):
+    """The traces `eval -o` wrote one by one, for a run cut short before its --json."""
+    lines = path[:-len(".json")] + ".jsonl" if path.endswith(".json") else None
+    if not lines or not os.path.exists(lines):
+        return None
+    with open(lines) as f:
+        traces = [json.loads(line) for line in f if line.strip()]
+    if not traces:
+        return None
+    return {"definition": traces[0].get("definition"), "solution": traces[0].get("solution"),
+            "traces": traces, "partial": True}
+
+
 def summarise(path):
     try:
         with open(path) as f:
             data = json.load(f)
     except (OSError, json.JSONDecodeError) as e:
-        return {"file": path, "error": f"unreadable: {e}"}
+        data = streamed(path)
+        if data is None:
+            return {"file": path, "error": f"unreadable: {e}"}
     rows = [workload_row(t) for t in data.get("traces", [])]
     passed = sum(1 for r in rows if r["status"] == "PASSED")
     return {
@@ -55,6 +71,7 @@ def summarise(path):
         "device": data.get("device", {}).get("name"),
         "device_peaks": data.get("device_peaks"),
         "workloads": len(rows),
+        "partial": data.get("partial", False),  # cut short: only the workloads it finished
         "passed": passed,
         "geomean_speedup_over_reference": geomean([r["speedup_over_reference"] for r in rows]),
         "geomean_sol_fraction_baseline": geomean([r["sol_fraction_baseline"] for r in rows]),
@@ -74,7 +91,8 @@ def markdown(ops):
         if "error" in o:
             lines.append(f"| {o['file']} | {o['error']} | | | |")
             continue
-        lines.append(f"| {o['definition']} | {o['passed']}/{o['workloads']} | "
+        cut = " (cut short)" if o.get("partial") else ""
+        lines.append(f"| {o['definition']} | {o['passed']}/{o['workloads']}{cut} | "
                      f"{fmt(o['geomean_speedup_over_reference'], '.2f')}x | "
                      f"{fmt(o['geomean_sol_fraction_baseline'] and 100 * o['geomean_sol_fraction_baseline'], '.1f')}% | "
                      f"{fmt(o['geomean_sol_fraction_reference'] and 100 * o['geomean_sol_fraction_reference'], '.1f')}% |")
@@ -105,7 +123,8 @@ def main():
         json.dump({"operators": ops}, f, indent=1)
     with open(a.markdown, "w") as f:
         f.write(markdown(ops))
-    return 0 if all(o.get("passed") == o.get("workloads") and "error" not in o for o in ops) else 1
+    return 0 if all(o.get("passed") == o.get("workloads") and not o.get("partial") and "error" not in o
+                    for o in ops) else 1
 
 
 if __name__ == "__main__":

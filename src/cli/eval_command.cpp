@@ -59,17 +59,28 @@ struct EvalArgs {
   std::string prompt_file, response_file;
 };
 
+// A workload by its uuid or a unique prefix of it (the tables print 8 characters).
+const Workload& workload_by_uuid(const std::vector<Workload>& workloads, const std::string& uuid) {
+  const Workload* found = nullptr;
+  for (const Workload& w : workloads) {
+    if (w.uuid == uuid) return w;
+    if (!uuid.empty() && w.uuid.starts_with(uuid)) {
+      if (found != nullptr) {
+        throw Error(Location{"", 0, "--workload"},
+                    fmt::format("'{}' is a prefix of more than one workload ({}, {})", uuid, found->uuid, w.uuid));
+      }
+      found = &w;
+    }
+  }
+  if (found == nullptr) throw Error(Location{"", 0, "--workload"}, fmt::format("no workload '{}'", uuid));
+  return *found;
+}
+
 LoadedInputs load_inputs(const EvalArgs& a, const OperatorLibrary& ops) {
   LoadedInputs in = load_definition_workloads(a.trace_set, a.definition, ops, a.small);
   if (!a.workloads.empty()) {
     std::vector<Workload> chosen;
-    for (const std::string& uuid : a.workloads) {
-      auto it = std::find_if(in.workloads.begin(), in.workloads.end(),
-                             [&](const Workload& w) { return w.uuid == uuid; });
-      if (it == in.workloads.end())
-        throw Error(Location{"", 0, "--workload"}, fmt::format("no workload '{}'", uuid));
-      chosen.push_back(*it);
-    }
+    for (const std::string& uuid : a.workloads) chosen.push_back(workload_by_uuid(in.workloads, uuid));
     in.workloads = std::move(chosen);
   }
   return in;
@@ -162,16 +173,23 @@ int run_eval(const EvalArgs& a) {
   if (!a.json) options.on_progress = progress_line;
   fmt::print(stderr, "kharness eval: {} on {} workload(s), {} backend, {} protocol\n", target.candidate.name,
              target.workloads.size(), backend, protocol_name(options.protocol));
+  std::ofstream out;
+  if (!a.output.empty()) {
+    out.open(a.output, std::ios::app);
+    if (!out) throw Error(Location{a.output, 0, ""}, "cannot open for writing");
+    // Each trace is written and flushed as its workload finishes: a run that is
+    // interrupted (timeout, Ctrl-C) keeps every workload it completed.
+    options.on_workload = [&](const SolutionEvaluation& so_far, const WorkloadResult& w) {
+      out << write_trace_line(make_trace(target, so_far, w, options, TraceStyle{a.official_status})) << "\n";
+      out.flush();
+      if (!out) throw Error(Location{a.output, 0, ""}, "write failed");
+    };
+  }
   const SolutionEvaluation result = evaluate_solution(target, options);
 
   std::vector<Trace> traces;
   for (const WorkloadResult& w : result.workloads) {
     traces.push_back(make_trace(target, result, w, options, TraceStyle{a.official_status}));
-  }
-  if (!a.output.empty()) {
-    std::ofstream out(a.output, std::ios::app);
-    if (!out) throw Error(Location{a.output, 0, ""}, "cannot open for writing");
-    for (const Trace& t : traces) out << write_trace_line(t) << "\n";
   }
   nlohmann::ordered_json archived;
   if (store) archived = record_run(*store, a, target, result, options, traces, std::move(context), lineage);
@@ -199,7 +217,7 @@ void register_eval(CLI::App& app, int& exit_code) {
                                  "Evaluate kharness's baseline of the definition for the chosen backend");
   solution->excludes(baseline);
   baseline->excludes(solution);
-  cmd->add_option("--workload", args->workloads, "Only these workload uuids (repeatable)");
+  cmd->add_option("--workload", args->workloads, "Only these workloads: uuid or a unique prefix of it (repeatable)");
   cmd->add_option("--protocol", args->protocol, "official (contest) or robust (noise-controlled)")
       ->check(CLI::IsMember({"official", "robust"}));
   cmd->add_option("--backend", args->backend, "cuda, cpu, or auto (cuda where a GPU is present)")

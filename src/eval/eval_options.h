@@ -21,6 +21,9 @@ enum class TimingProtocol { official, robust };
   return p == TimingProtocol::official ? "official" : "robust";
 }
 
+struct SolutionEvaluation;
+struct WorkloadResult;
+
 struct EvalProgress {
   std::size_t done = 0;
   std::size_t total = 0;
@@ -49,6 +52,9 @@ struct EvalOptions {
   std::filesystem::path work_dir;           // scratch; empty: a fresh temp dir
   std::filesystem::path cache_dir;          // build cache; empty: BuildCache::default_dir()
   std::function<void(const EvalProgress&)> on_progress;
+  // Called as each workload finishes, with the evaluation so far (device, builds), so
+  // that a caller can write its trace at once and an interrupted run keeps what it did.
+  std::function<void(const SolutionEvaluation&, const WorkloadResult&)> on_workload;
 };
 
 }  // namespace kh

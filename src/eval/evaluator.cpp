@@ -149,6 +149,7 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
 
   std::size_t done = 0;
   auto report = [&](const WorkloadResult& w) {
+    if (options.on_workload) options.on_workload(result, w);
     if (options.on_progress) {
       options.on_progress(
           {++done, target.workloads.size(), w.workload.uuid, std::string(status_name(w.status))});
