@@ -6,8 +6,8 @@
 #   bash bench/device_lanes.sh OUT_DIR "LANE0 ITEMS" ["LANE1 ITEMS" ...]
 #
 # An item is an operator name (its baseline on every contest workload, through
-# bench/operators_suite.sh) or profile:NAME (kharness profile of its baseline).
-# Limits: OPERATOR_LIMIT and PROFILE_LIMIT seconds per item. Everything lands under
+# bench/operators_suite.sh) or profile:NAME (kharness profile of its baseline), with an
+# optional @SECONDS limit (default OPERATOR_LIMIT or PROFILE_LIMIT). Everything lands under
 # OUT_DIR/laneN/, and OUT_DIR/session.tgz packs it all (a device call returns few files).
 set -o pipefail
 OUT=$(mkdir -p "${1:?usage: device_lanes.sh OUT_DIR LANE...}" && cd "$1" && pwd)
@@ -25,15 +25,16 @@ lane() {  # lane GPU DIR ITEMS...
   export CUDA_VISIBLE_DEVICES=$gpu
   { date -u +%FT%TZ; nvidia-smi -L; } >"$dir/lane.txt" 2>&1
   for item in "$@"; do
-    local start=$SECONDS rc
+    local start=$SECONDS rc limit=
+    [[ $item == *@* ]] && limit=${item##*@} && item=${item%@*}
     case "$item" in
       profile:*)
         local name=${item#profile:}
-        timeout --kill-after=10 "${PROFILE_LIMIT:-120}" build/kharness profile --definition "$name" --baseline \
+        timeout --kill-after=10 "${limit:-${PROFILE_LIMIT:-120}}" build/kharness profile --definition "$name" --baseline \
           --out "$dir/profile_$name" --json >"$dir/profile_$name.json" 2>"$dir/profile_$name.log"
         rc=$? ;;
       *)
-        bash bench/operators_suite.sh "$dir" "$item" >>"$dir/suite.txt" 2>&1
+        OPERATOR_LIMIT=${limit:-${OPERATOR_LIMIT:-240}} bash bench/operators_suite.sh "$dir" "$item" >>"$dir/suite.txt" 2>&1
         rc=$? ;;
     esac
     echo "$item rc=$rc seconds=$((SECONDS - start))" | tee -a "$dir/lane.txt"
