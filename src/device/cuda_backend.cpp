@@ -4,6 +4,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <array>
+#include <cstdint>
 
 #include "device/cuda_peaks.h"
 #include "error/error.h"
@@ -14,6 +15,19 @@
 namespace kh {
 
 namespace {
+
+// Kernels that take scratch with cudaMallocAsync each call are ordinary (serving engines
+// do it). With the default release threshold of 0, the pool hands its memory back to the
+// driver at every synchronisation, so the next call's allocation maps pages again: time
+// the CUDA events see but CUPTI records as no activity, which the events-vs-CUPTI check
+// would take for hidden work. Keeping freed memory in the pool, as a caching allocator
+// does, makes a warmed-up call cost what it costs in a serving process.
+void keep_stream_ordered_pool(int ordinal) {
+  cudaMemPool_t pool = nullptr;
+  KH_CUDA_CALL(cudaDeviceGetDefaultMemPool(&pool, ordinal));
+  std::uint64_t keep_all = UINT64_MAX;
+  KH_CUDA_CALL(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all));
+}
 
 // Checks that the device exists and makes it current; returns its ordinal so it can
 // initialise the first member, before any stream or buffer is created on it.
@@ -30,6 +44,7 @@ int select_device(int ordinal) {
                 std::to_string(count) + " present");
   }
   KH_CUDA_CALL(cudaSetDevice(ordinal));
+  keep_stream_ordered_pool(ordinal);
   return ordinal;
 }
 

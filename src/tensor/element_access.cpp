@@ -138,10 +138,36 @@ void write_from_double(HostTensor& t, std::size_t i, double value) {
   write_element(t.dtype(), t.bytes(), i, value);
 }
 
+namespace {
+
+// One dtype's loop, so the switch runs once per range rather than once per element.
+template <class Read>
+void widen(std::size_t begin, std::span<double> out, const Read& read) noexcept {
+  for (std::size_t k = 0; k < out.size(); ++k) out[k] = read(begin + k);
+}
+
+}  // namespace
+
+void to_float64(const HostTensor& t, std::size_t begin, std::span<double> out) {
+  if (begin > t.numel() || out.size() > t.numel() - begin) {
+    throw Error(fmt::format("elements [{}, {}) out of range for {} elements", begin, begin + out.size(), t.numel()));
+  }
+  const std::span<const std::byte> b = t.bytes();
+  switch (t.dtype()) {
+    case DType::float32:
+      return widen(begin, out, [b](std::size_t i) { return static_cast<double>(load<float>(b, i)); });
+    case DType::bfloat16:
+      return widen(begin, out, [b](std::size_t i) { return static_cast<double>(bf16_to_float(load<std::uint16_t>(b, i))); });
+    case DType::float16:
+      return widen(begin, out, [b](std::size_t i) { return static_cast<double>(f16_to_float(load<std::uint16_t>(b, i))); });
+    default:
+      return widen(begin, out, [b, d = t.dtype()](std::size_t i) { return read_element(d, b, i); });
+  }
+}
+
 std::vector<double> to_float64(const HostTensor& t) {
   std::vector<double> out(t.numel());
-  const std::span<const std::byte> bytes = t.bytes();
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = read_element(t.dtype(), bytes, i);
+  to_float64(t, 0, out);
   return out;
 }
 

@@ -26,5 +26,8 @@ void write_from_double(HostTensor& t, std::size_t i, double value);
 
 // Every element, in row-major order.
 [[nodiscard]] std::vector<double> to_float64(const HostTensor& t);
+// Elements [begin, begin + out.size()), widened; throws kh::Error past the end. For
+// loops over large tensors in chunks, without a whole-tensor copy in double.
+void to_float64(const HostTensor& t, std::size_t begin, std::span<double> out);
 
 }  // namespace kh

@@ -9,22 +9,17 @@
 
 #include "error/error.h"
 #include "tensor/dlpack_codes.h"
-#include "tensor/page_populate.h"
+#include "tensor/host_block_pool.h"
 
 namespace kh {
 
 namespace {
 
-std::byte* allocate_zeroed(std::size_t nbytes) {
+std::size_t rounded_bytes(std::size_t nbytes) {
   // Always allocate at least one aligned block so data() is never null: DLPack consumers
   // and memcpy-based code should not need an empty-tensor special case.
-  const std::size_t rounded = (std::max<std::size_t>(nbytes, 1) + HostTensor::kAlignment - 1) /
-                              HostTensor::kAlignment * HostTensor::kAlignment;
-  void* p = std::aligned_alloc(HostTensor::kAlignment, rounded);
-  if (p == nullptr) throw std::bad_alloc();
-  (void)populate_pages(p, rounded);  // one request instead of a fault per page
-  std::memset(p, 0, rounded);
-  return static_cast<std::byte*>(p);
+  return (std::max<std::size_t>(nbytes, 1) + HostTensor::kAlignment - 1) / HostTensor::kAlignment *
+         HostTensor::kAlignment;
 }
 
 }  // namespace
@@ -46,13 +41,20 @@ std::size_t checked_numel(DType dtype, std::span<const std::int64_t> shape) {
   return n;
 }
 
-void HostTensor::FreeAligned::operator()(std::byte* p) const noexcept { std::free(p); }
+void HostTensor::FreeAligned::operator()(std::byte* p) const noexcept { release_host_block(p, bytes); }
+
+HostTensor::Storage HostTensor::allocate_zeroed(std::size_t nbytes) {
+  const std::size_t rounded = rounded_bytes(nbytes);
+  Storage s(acquire_host_block(rounded, kAlignment), FreeAligned{rounded});
+  std::memset(s.get(), 0, rounded);  // a recycled block holds the last tensor's data
+  return s;
+}
 
 HostTensor::HostTensor(DType dtype, std::vector<std::int64_t> shape)
     : dtype_(dtype), shape_(std::move(shape)) {
   numel_ = checked_numel(dtype_, shape_);
   nbytes_ = dtype_storage_bytes(dtype_, numel_);
-  data_.reset(allocate_zeroed(nbytes_));
+  data_ = allocate_zeroed(nbytes_);
 }
 
 HostTensor HostTensor::scalar(DType dtype) {
@@ -76,7 +78,7 @@ void HostTensor::check_view(std::size_t element_size) const {
 }
 
 DLTensor HostTensor::dlpack_view() {
-  if (!data_) data_.reset(allocate_zeroed(0));  // a default-constructed tensor
+  if (!data_) data_ = allocate_zeroed(0);  // a default-constructed tensor
   DLTensor t{};
   t.data = data_.get();
   t.device = DLDevice{kDLCPU, 0};

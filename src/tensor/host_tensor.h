@@ -67,8 +67,16 @@ class HostTensor {
 
  private:
   struct FreeAligned {
+    // A constructor rather than a member initialiser: GCC does not see a nested class
+    // with one as default-constructible inside the enclosing class.
+    FreeAligned() noexcept : bytes(0) {}
+    explicit FreeAligned(std::size_t allocated) noexcept : bytes(allocated) {}
+    std::size_t bytes;  // as allocated (rounded up), so the block can be recycled
     void operator()(std::byte* p) const noexcept;
   };
+  using Storage = std::unique_ptr<std::byte[], FreeAligned>;
+
+  [[nodiscard]] static Storage allocate_zeroed(std::size_t nbytes);
 
   void check_view(std::size_t element_size) const;
 
@@ -77,7 +85,7 @@ class HostTensor {
   bool scalar_ = false;
   std::size_t numel_ = 0;
   std::size_t nbytes_ = 0;
-  std::unique_ptr<std::byte[], FreeAligned> data_;
+  Storage data_;
 };
 
 // Number of elements of a shape; throws kh::Error on a negative dimension or overflow

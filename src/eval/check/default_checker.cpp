@@ -12,7 +12,7 @@ namespace {
 
 // The first reason an output fails, or "" when it passes.
 std::string failure_reason(const std::string& name, const ValueComparison& c, const Tolerance& t,
-                           const std::vector<double>& a, const std::vector<double>& r) {
+                           const HostTensor& a, const HostTensor& r) {
   if (c.non_finite > 0) {
     return fmt::format("output '{}' has {} NaN/Inf value(s) of {}", name, c.non_finite, c.elements);
   }
@@ -20,7 +20,7 @@ std::string failure_reason(const std::string& name, const ValueComparison& c, co
     return fmt::format("output '{}' is all zeros but the reference is not", name);
   }
   if (c.elements > 1 && c.actual_constant && !c.reference_constant) {
-    return fmt::format("output '{}' is one constant value ({}) but the reference is not", name, a[0]);
+    return fmt::format("output '{}' is one constant value ({}) but the reference is not", name, read_as_double(a, 0));
   }
   if (!c.passes(t)) {
     return fmt::format(
@@ -28,7 +28,7 @@ std::string failure_reason(const std::string& name, const ValueComparison& c, co
         "index {}: "
         "got {}, expected {}",
         name, c.matched_ratio() * 100, t.atol, t.rtol, t.required_matched_ratio * 100, c.first_mismatch,
-        a[c.first_mismatch], r[c.first_mismatch]);
+        read_as_double(a, c.first_mismatch), read_as_double(r, c.first_mismatch));
   }
   return {};
 }
@@ -40,10 +40,10 @@ CheckVerdict DefaultChecker::check(const CheckContext& ctx) const {
   v.passed = true;
   std::size_t i = 0;
   for (const auto& [name, spec] : ctx.definition.outputs) {
-    const std::vector<double> a = to_float64(ctx.candidate[i]);
-    const std::vector<double> r = to_float64(ctx.reference[i]);
+    const HostTensor& a = ctx.candidate[i];
+    const HostTensor& r = ctx.reference[i];
     ++i;
-    const ValueComparison c = compare_values(a, r, ctx.tolerance);
+    const ValueComparison c = compare_tensors(a, r, ctx.tolerance);
     v.max_absolute_error = std::fmax(v.max_absolute_error, c.max_abs_error);
     v.max_relative_error = std::fmax(v.max_relative_error, c.max_rel_error);
     v.extra[name] = {{"matched_ratio", c.matched_ratio()},

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <span>
 
+#include "tensor/host_tensor.h"
+
 namespace kh {
 
 struct Tolerance {
@@ -41,5 +43,12 @@ struct ValueComparison {
 // candidate's non-finite values.
 [[nodiscard]] ValueComparison compare_values(std::span<const double> actual,
                                              std::span<const double> reference, const Tolerance& tolerance);
+
+// The same comparison on two tensors of equal element count, widened chunk by chunk
+// and compared on several threads, then merged in index order: the result equals
+// compare_values on the whole widened arrays (the mean up to rounding), without two
+// whole-tensor copies in double (a 60M-element output would need 960 MB of them).
+[[nodiscard]] ValueComparison compare_tensors(const HostTensor& actual, const HostTensor& reference,
+                                              const Tolerance& tolerance);
 
 }  // namespace kh

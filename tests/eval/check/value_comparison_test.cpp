@@ -1,5 +1,10 @@
 #include "eval/check/value_comparison.h"
 
+#include <cmath>
+
+#include "error/error.h"
+#include "tensor/element_access.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -49,6 +54,53 @@ TEST(ValueComparison, DetectsZeroAndConstantOutputs) {
   EXPECT_FALSE(c.reference_all_zero);
   EXPECT_FALSE(c.reference_constant);
   EXPECT_TRUE(c.passes(t)) << "tolerance alone cannot see tiny references; the zero check must";
+}
+
+// compare_tensors must give what compare_values gives on the widened arrays, across
+// chunk and thread boundaries: a mismatch past the first chunk, non-finite values, and
+// a tensor large enough to be split across threads.
+TEST(ValueComparison, TensorsComparedInChunksMatchTheWholeArrays) {
+  const std::size_t n = (std::size_t{1} << 22) * 3 + 12345;
+  HostTensor a(DType::bfloat16, {static_cast<std::int64_t>(n)});
+  HostTensor r(DType::bfloat16, {static_cast<std::int64_t>(n)});
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = std::sin(static_cast<double>(i) * 1e-3);
+    write_from_double(r, i, v);
+    write_from_double(a, i, v + ((i % 100003) == 99999 ? 0.25 : 0.0));
+  }
+  write_from_double(a, 70000, std::numeric_limits<double>::quiet_NaN());
+  const Tolerance t{.atol = 1e-2, .rtol = 1e-2, .required_matched_ratio = 0.9};
+  const ValueComparison whole = compare_values(to_float64(a), to_float64(r), t);
+  const ValueComparison chunked = compare_tensors(a, r, t);
+  EXPECT_EQ(chunked.elements, whole.elements);
+  EXPECT_EQ(chunked.matched, whole.matched);
+  EXPECT_EQ(chunked.non_finite, whole.non_finite);
+  EXPECT_EQ(chunked.first_mismatch, whole.first_mismatch);
+  EXPECT_EQ(chunked.max_abs_error, whole.max_abs_error);
+  EXPECT_EQ(chunked.max_rel_error, whole.max_rel_error);
+  EXPECT_NEAR(chunked.mean_abs_error, whole.mean_abs_error, 1e-12);
+  EXPECT_EQ(chunked.actual_constant, whole.actual_constant);
+  EXPECT_EQ(chunked.reference_all_zero, whole.reference_all_zero);
+  EXPECT_EQ(whole.first_mismatch, 70000u) << "the NaN, in the second chunk";
+}
+
+TEST(ValueComparison, ConstantTensorAcrossChunksIsSeenAsConstant) {
+  const std::size_t n = std::size_t{1} << 20;
+  HostTensor a(DType::float32, {static_cast<std::int64_t>(n)});
+  HostTensor r(DType::float32, {static_cast<std::int64_t>(n)});
+  for (std::size_t i = 0; i < n; ++i) {
+    write_from_double(a, i, 0.5);
+    write_from_double(r, i, i == n - 1 ? 0.75 : 0.5);  // differs in the last chunk only
+  }
+  const ValueComparison c = compare_tensors(a, r, Tolerance{});
+  EXPECT_TRUE(c.actual_constant);
+  EXPECT_FALSE(c.reference_constant);
+  EXPECT_EQ(c.first_mismatch, n - 1);
+}
+
+TEST(ValueComparison, TensorsOfDifferentSizesAreRefused) {
+  EXPECT_THROW((void)compare_tensors(HostTensor(DType::float32, {3}), HostTensor(DType::float32, {4}), Tolerance{}),
+               Error);
 }
 
 }  // namespace kh
