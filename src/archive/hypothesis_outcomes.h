@@ -31,7 +31,7 @@ struct HypothesisOutcome {
   std::string recorded_at;   // empty: now
 };
 
-// Inserts, or replaces the row of the same (loop_id, round, content_hash), so a resumed
+// Inserts, or replaces the row of the same (definition, loop_id, round, content_hash), so a resumed
 // loop that records its round again adds nothing. Throws kh::Error for an unknown outcome.
 RowId record_hypothesis_outcome(Archive& archive, const HypothesisOutcome& row);
 
