@@ -175,8 +175,10 @@ Choice choose_hypothesis(const ChoiceInput& in) {
   const std::vector<std::string> explored = explored_families(in.history);
   const std::vector<std::string> promoted = promoted_families(in);
   std::vector<std::pair<Rank, const Option*>> ranked;
+  ranked.reserve(options.size());
   for (const Option& o : options) ranked.emplace_back(rank_of(o, in, explored, promoted), &o);
-  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   const auto& [rank, best] = ranked.front();
   Choice c;
   c.hypothesis = best->hypothesis;
