@@ -92,4 +92,37 @@ std::map<std::string, nlohmann::ordered_json> load_manifest(Archive& archive, st
   return out;
 }
 
+bool insert_manifest(Archive& archive, std::string_view loop_id, std::string_view key,
+                     const nlohmann::ordered_json& value) {
+  Database& db = archive.db();
+  return write_transaction(db, [&] {
+    Statement s = db.prepare(
+        "INSERT INTO loop_manifest(loop_id, key, value_json, updated_at) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(loop_id, key) DO NOTHING");
+    s.bind(1, loop_id).bind(2, key).bind(3, value.dump()).bind(4, utc_now());
+    s.run();
+    return db.changes() == 1;
+  });
+}
+
+bool replace_manifest_if(Archive& archive, std::string_view loop_id, std::string_view key,
+                         const nlohmann::ordered_json& expected, const nlohmann::ordered_json& value) {
+  Database& db = archive.db();
+  return write_transaction(db, [&] {
+    Statement s = db.prepare(
+        "UPDATE loop_manifest SET value_json = ?, updated_at = ? WHERE loop_id = ? AND key = ? AND "
+        "value_json = ?");
+    s.bind(1, value.dump()).bind(2, utc_now()).bind(3, loop_id).bind(4, key).bind(5, expected.dump());
+    s.run();
+    return db.changes() == 1;
+  });
+}
+
+std::vector<std::string> manifest_loops(Archive& archive) {
+  Statement s = archive.db().prepare("SELECT DISTINCT loop_id FROM loop_manifest ORDER BY loop_id");
+  std::vector<std::string> out;
+  while (s.step()) out.push_back(s.column_text(0));
+  return out;
+}
+
 }  // namespace kh::archive

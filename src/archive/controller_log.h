@@ -42,5 +42,14 @@ void put_manifest(Archive& archive, std::string_view loop_id, std::string_view k
                   const nlohmann::ordered_json& value);
 [[nodiscard]] std::map<std::string, nlohmann::ordered_json> load_manifest(Archive& archive,
                                                                           std::string_view loop_id);
+// Sets the entry only when the key is new; false when it exists (another writer won).
+bool insert_manifest(Archive& archive, std::string_view loop_id, std::string_view key,
+                     const nlohmann::ordered_json& value);
+// Replaces the entry only while it still holds `expected` (compare and swap); false when
+// it changed meanwhile or is absent.
+bool replace_manifest_if(Archive& archive, std::string_view loop_id, std::string_view key,
+                         const nlohmann::ordered_json& expected, const nlohmann::ordered_json& value);
+// Every loop id with a manifest entry, sorted.
+[[nodiscard]] std::vector<std::string> manifest_loops(Archive& archive);
 
 }  // namespace kh::archive

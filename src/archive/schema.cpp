@@ -218,7 +218,31 @@ CREATE INDEX traces_leaderboard ON traces(definition, id, run_id, solution_id, s
                                           timestamp);
 )sql";
 
-constexpr std::array kMigrations = {Migration{1, kVersion1}, Migration{2, kVersion2}};
+// Version 3: the controller's memory (archive/hypothesis_outcomes.h): per definition
+// and regime, each hypothesis tried and how it ended. One row per loop, round and
+// candidate, so a resumed loop recording its round again replaces rather than adds.
+constexpr const char* kVersion3 = R"sql(
+CREATE TABLE hypothesis_outcomes (
+  id INTEGER PRIMARY KEY,
+  definition TEXT NOT NULL,
+  regime TEXT NOT NULL,
+  family TEXT NOT NULL,
+  direction TEXT NOT NULL,
+  rationale TEXT NOT NULL,
+  directive TEXT NOT NULL,
+  outcome TEXT NOT NULL CHECK (outcome IN ('promoted', 'archived', 'rejected', 'failed')),
+  reason TEXT NOT NULL,
+  speedup_delta REAL,
+  loop_id TEXT NOT NULL,
+  round INTEGER NOT NULL,
+  content_hash TEXT NOT NULL,
+  recorded_at TEXT NOT NULL,
+  UNIQUE (definition, loop_id, round, content_hash)
+);
+CREATE INDEX hypothesis_outcomes_by_definition ON hypothesis_outcomes(definition, regime, id);
+)sql";
+
+constexpr std::array kMigrations = {Migration{1, kVersion1}, Migration{2, kVersion2}, Migration{3, kVersion3}};
 
 int read_version(const Database& db) { return static_cast<int>(db.query_int("PRAGMA user_version")); }
 

@@ -24,10 +24,10 @@ TEST(Schema, AnEmptyIndexFileIsMigratedToTheCurrentVersion) {
   dir.write("a/index.sqlite", "");  // zero bytes: a version-0 database
   Archive a = Archive::open_existing(dir / "a");
   EXPECT_EQ(a.db().query_int("PRAGMA user_version"), current_schema_version());
-  EXPECT_EQ(current_schema_version(), 2);
-  for (const char* table :
-       {"blobs", "definitions", "workloads", "workload_files", "solutions", "builds", "runs", "run_workloads",
-        "traces", "samples", "environments", "profiles", "decisions", "loop_manifest", "imports"}) {
+  EXPECT_EQ(current_schema_version(), 3);
+  for (const char* table : {"blobs", "definitions", "workloads", "workload_files", "solutions", "builds",
+                            "runs", "run_workloads", "traces", "samples", "environments", "profiles",
+                            "decisions", "loop_manifest", "imports", "hypothesis_outcomes"}) {
     EXPECT_EQ(table_count(a.db(), table), 1) << table;
   }
   EXPECT_EQ(a.db().query_text("PRAGMA journal_mode"), "wal");
@@ -55,20 +55,46 @@ TEST(Schema, OpeningTwiceMigratesOnce) {
 
 // An archive written at version 1 (before the leaderboard index) gains the index and
 // keeps its rows.
-TEST(Schema, AVersionOneArchiveMigratesToTwo) {
+TEST(Schema, AVersionOneArchiveMigratesToTheCurrentVersion) {
   TempDir dir;
-  const char* has_index = "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'traces_leaderboard'";
+  const char* has_index =
+      "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'traces_leaderboard'";
   {
     Database db = Database::open(dir / "index.sqlite", Database::Mode::create);
     EXPECT_EQ(migrate(db, migrations().first(1)), 0);
-    db.exec("INSERT INTO definitions (name, op_type, content_hash, json, created_at) "
-            "VALUES ('d', 'gemm', 'h', '{}', '2026-11-30T00:00:00Z')");
+    db.exec(
+        "INSERT INTO definitions (name, op_type, content_hash, json, created_at) "
+        "VALUES ('d', 'gemm', 'h', '{}', '2026-11-30T00:00:00Z')");
     EXPECT_EQ(db.query_int(has_index), 0);
   }
   Archive a = Archive::open_existing(dir.path());
-  EXPECT_EQ(a.db().query_int("PRAGMA user_version"), 2);
+  EXPECT_EQ(a.db().query_int("PRAGMA user_version"), current_schema_version());
   EXPECT_EQ(a.db().query_int(has_index), 1);
   EXPECT_EQ(a.db().query_text("SELECT name FROM definitions"), "d");
+}
+
+// An archive at version 2 (before the controller's memory) gains the memory table and
+// keeps its decisions and manifest, which loops written then resume from.
+TEST(Schema, AVersionTwoArchiveMigratesToThreeAndKeepsItsRows) {
+  TempDir dir;
+  {
+    Database db = Database::open(dir / "index.sqlite", Database::Mode::create);
+    EXPECT_EQ(migrate(db, migrations().first(2)), 0);
+    db.exec(
+        "INSERT INTO definitions (name, op_type, content_hash, json, created_at) "
+        "VALUES ('d', 'gemm', 'h', '{}', '2026-11-30T00:00:00Z');"
+        "INSERT INTO decisions (loop_id, round, kind, evidence_json, started_at, decided_at) "
+        "VALUES ('loop-1', 4, 'promote', '{}', 't0', 't1');"
+        "INSERT INTO loop_manifest (loop_id, key, value_json, updated_at) VALUES ('loop-1', 'round', '4', "
+        "'t1')");
+    EXPECT_EQ(table_count(db, "hypothesis_outcomes"), 0);
+  }
+  Archive a = Archive::open_existing(dir.path());
+  EXPECT_EQ(a.db().query_int("PRAGMA user_version"), 3);
+  EXPECT_EQ(table_count(a.db(), "hypothesis_outcomes"), 1);
+  EXPECT_EQ(a.db().query_text("SELECT name FROM definitions"), "d");
+  EXPECT_EQ(a.db().query_int("SELECT round FROM decisions WHERE loop_id = 'loop-1'"), 4);
+  EXPECT_EQ(a.db().query_text("SELECT value_json FROM loop_manifest WHERE key = 'round'"), "4");
 }
 
 TEST(Schema, ANewerIndexIsRefusedWithAClearErrorAndLeftAlone) {
