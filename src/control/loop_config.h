@@ -33,7 +33,6 @@ struct LoopConfig {
   PromotionRule promotion;
   std::optional<std::uint64_t> seed;  // unset: drawn once and kept in the loop's manifest
   bool ask = false;                   // on a plateau or stall, ask a person (stdin) for a directive
-  bool profile_with_ncu = false;      // CUDA: profile the best with ncu each round
   std::vector<std::string> command_line;
   std::function<void(const std::string&)> progress;  // a line for stderr
   std::function<std::string(const std::string&)> ask_person;  // question -> answer ("" when none)
