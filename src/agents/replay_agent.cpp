@@ -26,16 +26,15 @@ Proposal ReplayAgent::propose(const ProposalContext& context) {
       continue;
     }
     if (item.solution.definition != context.definition.name) {
-      p.rejected.push_back(RejectedAnswer{
-          fmt::format("{} is a solution of '{}', not of '{}'", item.origin, item.solution.definition,
-                      context.definition.name),
-          item.solution.name});
+      p.rejected.push_back(RejectedAnswer{fmt::format("{} is a solution of '{}', not of '{}'", item.origin,
+                                                      item.solution.definition, context.definition.name),
+                                          item.solution.name});
       continue;
     }
     p.candidates.push_back(Candidate{item.solution, item.family, fmt::format("replay of {}", item.origin)});
   }
-  p.transcript = fmt::format("replay: {} item(s), {} already proposed, {} proposed now", items_.size(), skipped,
-                             p.candidates.size());
+  p.transcript = fmt::format("replay: {} item(s), {} already proposed, {} proposed now", items_.size(),
+                             skipped, p.candidates.size());
   p.cost_note = "no model calls";
   return p;
 }

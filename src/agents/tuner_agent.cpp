@@ -29,7 +29,8 @@ std::string family_of(const KnobSetting& from, const KnobSetting& to) {
 std::string describe(const KnobSetting& from, const KnobSetting& to) {
   std::vector<std::string> moves;
   for (std::size_t i = 0; i < from.size() && i < to.size(); ++i) {
-    if (from[i].second != to[i].second) moves.push_back(fmt::format("{} {}->{}", to[i].first, from[i].second, to[i].second));
+    if (from[i].second != to[i].second)
+      moves.push_back(fmt::format("{} {}->{}", to[i].first, from[i].second, to[i].second));
   }
   return fmt::format("{}", fmt::join(moves, ", "));
 }
@@ -104,16 +105,18 @@ Proposal TunerAgent::propose(const ProposalContext& context) {
     if (!tried.contains(s)) pool.push_back(std::move(s));
   }
   const std::vector<KnobSetting> chosen =
-      exploit ? std::vector<KnobSetting>(pool.begin(), pool.begin() + static_cast<std::ptrdiff_t>(std::min(
-                                                                          pool.size(), context.max_candidates)))
+      exploit ? std::vector<KnobSetting>(
+                    pool.begin(),
+                    pool.begin() + static_cast<std::ptrdiff_t>(std::min(pool.size(), context.max_candidates)))
               : diverse(pool, current, context.max_candidates, context.seed);
   const Solution base = without_knobs(context.parent);
   for (const KnobSetting& s : chosen) {
     p.candidates.push_back(Candidate{with_knobs(base, s), family_of(current, s),
                                      fmt::format("{}: {}", context.stage, describe(current, s))});
   }
-  p.transcript = fmt::format("tuner {} from {}: {} knob(s), {} untried setting(s), {} proposed", context.stage,
-                             context.parent.name, knobs.size(), pool.size(), p.candidates.size());
+  p.transcript =
+      fmt::format("tuner {} from {}: {} knob(s), {} untried setting(s), {} proposed", context.stage,
+                  context.parent.name, knobs.size(), pool.size(), p.candidates.size());
   p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   p.cost_note = "no model calls";
   return p;

@@ -47,7 +47,8 @@ control::LoopTarget loop_target(const OptimizeArgs& a, const OperatorLibrary& op
   o.backend = backend;
   o.correctness_trials = a.trials.value_or(a.small ? 2 : 3);
   o.warmup = a.warmup.value_or(a.small ? 2 : (op && op->warmup ? *op->warmup : o.warmup));
-  o.iterations = a.iterations.value_or(a.small ? 20 : (op && op->iterations ? *op->iterations : o.iterations));
+  o.iterations =
+      a.iterations.value_or(a.small ? 20 : (op && op->iterations ? *op->iterations : o.iterations));
   o.timing_trials = a.timing_trials.value_or(3);
   o.time_reference = !a.no_reference_timing;
   if (a.small) {
@@ -85,7 +86,8 @@ std::vector<std::shared_ptr<agents::Agent>> make_agents(const OptimizeArgs& a, a
     if (n == "tuner") {
       out.push_back(std::make_shared<agents::TunerAgent>());
     } else if (n == "replay") {
-      if (a.replay.empty()) throw Error(Location{"", 0, "--replay"}, "the replay agent needs --replay FILE|ID...");
+      if (a.replay.empty())
+        throw Error(Location{"", 0, "--replay"}, "the replay agent needs --replay FILE|ID...");
       std::vector<agents::ReplayItem> items;
       for (const std::string& spec : a.replay) {
         auto [s, text] = solution_from(store, spec, "--replay");
@@ -116,7 +118,8 @@ void print_summary(const control::LoopSummary& s) {
   }
   fmt::print("start {} ({})\nbest  {} ({})\n", s.start.solution.name, s.start.content_id.substr(0, 12),
              s.best.solution.name, s.best.content_id.substr(0, 12));
-  if (s.speedup) fmt::print("speedup over start: {:.3f}x (product of the promotions' paired speedups)\n", *s.speedup);
+  if (s.speedup)
+    fmt::print("speedup over start: {:.3f}x (product of the promotions' paired speedups)\n", *s.speedup);
   fmt::print("evaluations: {} measured, {} reused from the archive\n", s.measured, s.reused);
 }
 
@@ -160,23 +163,29 @@ int run_optimize_command(const OptimizeArgs& a) {
 void register_optimize(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<OptimizeArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "optimize", "Optimise a definition in rounds (baseline, profile, diagnose, generate, evaluate, archive), "
-                  "resumable from the archive");
+      "optimize",
+      "Optimise a definition in rounds (baseline, profile, diagnose, generate, evaluate, archive), "
+      "resumable from the archive");
   cmd->add_option("--definition", a->definition, "Definition name")->required();
-  cmd->add_option("--trace-set", a->trace_set, "FlashInfer-Trace folder with the definition and its workloads")
+  cmd->add_option("--trace-set", a->trace_set,
+                  "FlashInfer-Trace folder with the definition and its workloads")
       ->check(CLI::ExistingDirectory);
   cmd->add_option("--from", a->from,
                   "Starting solution: a JSON file or a unique prefix of an archived content id (default: the "
                   "operator's baseline for the backend)");
-  cmd->add_option("--agent", a->agents, "tuner (default) or replay; repeatable or a comma list: one per stage")
+  cmd->add_option("--agent", a->agents,
+                  "tuner (default) or replay; repeatable or a comma list: one per stage")
       ->delimiter(',');
-  cmd->add_option("--replay", a->replay, "Solutions the replay agent re-proposes: files or content id prefixes");
+  cmd->add_option("--replay", a->replay,
+                  "Solutions the replay agent re-proposes: files or content id prefixes");
   cmd->add_option("--rounds", a->rounds, "Rounds in all, counting those of earlier runs of this loop")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--max-candidates", a->max_candidates, "Candidates evaluated in all")->check(CLI::PositiveNumber);
+  cmd->add_option("--max-candidates", a->max_candidates, "Candidates evaluated in all")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--time", a->time_s, "Wall seconds in all (finished rounds of earlier runs count)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--archive", a->archive, "Archive folder: the loop's state, evaluations and decisions")->required();
+  cmd->add_option("--archive", a->archive, "Archive folder: the loop's state, evaluations and decisions")
+      ->required();
   cmd->add_option("--backend", a->backend, "cuda, cpu, or auto (cuda where a GPU is present)")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   cmd->add_option("--seed", a->seed, "Seed of the loop (agents and input sets); default: drawn once, kept");
@@ -192,7 +201,8 @@ void register_optimize(CLI::App& app, int& exit_code) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--timing-trials", a->timing_trials, "Timing trials (official protocol)")
       ->check(CLI::PositiveNumber);
-  cmd->add_flag("--no-reference-timing", a->no_reference_timing, "Do not time the reference (no speedup in traces)");
+  cmd->add_flag("--no-reference-timing", a->no_reference_timing,
+                "Do not time the reference (no speedup in traces)");
   cmd->add_flag("--small", a->small, "The operator's small CI workloads and light timing");
   cmd->add_flag("--ask", a->ask, "On a stall or plateau, ask on stdin for a directive");
   cmd->add_flag("--json", a->json, "Print the summary as JSON");

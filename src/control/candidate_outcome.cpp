@@ -11,13 +11,9 @@ nlohmann::ordered_json number_or_null(const std::optional<double>& x) {
 }  // namespace
 
 nlohmann::ordered_json CandidateOutcome::json() const {
-  nlohmann::ordered_json j = {{"content_id", content_id},
-                              {"name", candidate.solution.name},
-                              {"agent", agent},
-                              {"stage", stage},
-                              {"family", candidate.family},
-                              {"hypothesis", candidate.hypothesis},
-                              {"parent", parent}};
+  nlohmann::ordered_json j = {
+      {"content_id", content_id},   {"name", candidate.solution.name},    {"agent", agent},  {"stage", stage},
+      {"family", candidate.family}, {"hypothesis", candidate.hypothesis}, {"parent", parent}};
   if (!skipped.empty()) {
     j["skipped"] = skipped;
     return j;

@@ -17,7 +17,7 @@ struct CandidateOutcome {
   std::string stage;  // explore | exploit
   std::string text;   // the JSON archived
   std::string content_id;
-  std::string parent;  // content id of the solution it was derived from
+  std::string parent;   // content id of the solution it was derived from
   std::string skipped;  // why it was not evaluated (a repeat); empty when it was
   std::optional<Sweep> gate;
   std::optional<double> gate_speedup;  // over the paired baseline, at the representatives

@@ -17,15 +17,15 @@
 namespace kh::control {
 
 struct LoopBudget {
-  std::int64_t rounds = 3;            // rounds, counting those of earlier runs of this loop
-  std::int64_t max_candidates = 40;   // candidates evaluated in all, over every round
-  std::optional<double> time_s;       // wall seconds of this run and the loop's finished rounds
+  std::int64_t rounds = 3;           // rounds, counting those of earlier runs of this loop
+  std::int64_t max_candidates = 40;  // candidates evaluated in all, over every round
+  std::optional<double> time_s;      // wall seconds of this run and the loop's finished rounds
 };
 
 struct LoopConfig {
-  std::string loop_id;      // empty: <definition>-<first 12 of the start's content id>
-  Solution start;           // the first retained best
-  std::string start_text;   // its JSON exactly (its canonical hash names it)
+  std::string loop_id;                   // empty: <definition>-<first 12 of the start's content id>
+  Solution start;                        // the first retained best
+  std::string start_text;                // its JSON exactly (its canonical hash names it)
   std::string start_role = "candidate";  // "baseline" when it is the operator's baseline
   std::vector<std::shared_ptr<agents::Agent>> agents;  // the controller picks one per stage
   LoopTarget target;
@@ -34,7 +34,7 @@ struct LoopConfig {
   std::optional<std::uint64_t> seed;  // unset: drawn once and kept in the loop's manifest
   bool ask = false;                   // on a plateau or stall, ask a person (stdin) for a directive
   std::vector<std::string> command_line;
-  std::function<void(const std::string&)> progress;  // a line for stderr
+  std::function<void(const std::string&)> progress;           // a line for stderr
   std::function<std::string(const std::string&)> ask_person;  // question -> answer ("" when none)
 };
 

@@ -29,10 +29,11 @@ std::uint64_t config_seed(archive::Archive& archive, const LoopConfig& config, c
     resumed = true;
     const std::uint64_t seed = it->second.at("seed").get<std::uint64_t>();
     if (config.seed && *config.seed != seed) {
-      throw Error(Location{archive.dir().string(), 0, "--seed"},
-                  fmt::format("loop {} was started with seed {}; resume it without --seed or with that seed, or "
-                              "start another loop with --loop NAME",
-                              loop_id, seed));
+      throw Error(
+          Location{archive.dir().string(), 0, "--seed"},
+          fmt::format("loop {} was started with seed {}; resume it without --seed or with that seed, or "
+                      "start another loop with --loop NAME",
+                      loop_id, seed));
     }
     return seed;
   }
@@ -74,8 +75,9 @@ std::string resolve_content_id(archive::Archive& archive, std::string_view prefi
                 fmt::format("no archived solution's content id starts with '{}'", prefix));
   }
   if (found.size() > 1) {
-    throw Error(Location{archive.dir().string(), 0, std::string(field)},
-                fmt::format("'{}' is a prefix of more than one solution ({}, {})", prefix, found[0], found[1]));
+    throw Error(
+        Location{archive.dir().string(), 0, std::string(field)},
+        fmt::format("'{}' is a prefix of more than one solution ({}, {})", prefix, found[0], found[1]));
   }
   return found.front();
 }

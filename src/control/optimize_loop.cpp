@@ -51,7 +51,9 @@ void publish_progress(archive::Archive& archive, const LoopState& st, std::size_
 LoopSummary run_optimize(archive::Archive& archive, const LoopConfig& config) {
   if (config.agents.empty()) throw Error(Location{"", 0, "--agent"}, "the loop needs at least one agent");
   const auto t0 = std::chrono::steady_clock::now();
-  const auto run_seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  const auto run_seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
   LoopState st = open_loop(archive, config);
   LoopSummary sum;
   sum.loop_id = st.loop_id;
@@ -94,24 +96,26 @@ LoopSummary run_optimize(archive::Archive& archive, const LoopConfig& config) {
 nlohmann::ordered_json LoopSummary::json() const {
   nlohmann::ordered_json ds = nlohmann::ordered_json::array();
   for (const archive::Decision& d : decisions) {
-    ds.push_back({{"round", d.round},
-                  {"kind", std::string(archive::decision_kind_name(d.kind))},
-                  {"solution", d.solution ? nlohmann::ordered_json(*d.solution) : nlohmann::ordered_json(nullptr)},
-                  {"baseline", d.baseline ? nlohmann::ordered_json(*d.baseline) : nlohmann::ordered_json(nullptr)},
-                  {"reason", d.evidence.value("reason", "")}});
+    ds.push_back(
+        {{"round", d.round},
+         {"kind", std::string(archive::decision_kind_name(d.kind))},
+         {"solution", d.solution ? nlohmann::ordered_json(*d.solution) : nlohmann::ordered_json(nullptr)},
+         {"baseline", d.baseline ? nlohmann::ordered_json(*d.baseline) : nlohmann::ordered_json(nullptr)},
+         {"reason", d.evidence.value("reason", "")}});
   }
-  return {{"loop_id", loop_id},
-          {"resumed", resumed},
-          {"start", {{"content_id", start.content_id}, {"name", start.solution.name}}},
-          {"best", {{"content_id", best.content_id}, {"name", best.solution.name}}},
-          {"speedup_over_start", speedup ? nlohmann::ordered_json(*speedup) : nlohmann::ordered_json(nullptr)},
-          {"rounds", rounds},
-          {"rounds_this_run", rounds_this_run},
-          {"candidates", candidates},
-          {"evaluations_measured", measured},
-          {"evaluations_reused", reused},
-          {"stopped_by", stopped_by},
-          {"decisions", std::move(ds)}};
+  return {
+      {"loop_id", loop_id},
+      {"resumed", resumed},
+      {"start", {{"content_id", start.content_id}, {"name", start.solution.name}}},
+      {"best", {{"content_id", best.content_id}, {"name", best.solution.name}}},
+      {"speedup_over_start", speedup ? nlohmann::ordered_json(*speedup) : nlohmann::ordered_json(nullptr)},
+      {"rounds", rounds},
+      {"rounds_this_run", rounds_this_run},
+      {"candidates", candidates},
+      {"evaluations_measured", measured},
+      {"evaluations_reused", reused},
+      {"stopped_by", stopped_by},
+      {"decisions", std::move(ds)}};
 }
 
 }  // namespace kh::control

@@ -20,14 +20,14 @@ struct LoopSummary {
   bool resumed = false;
   Retained start;
   Retained best;
-  std::int64_t rounds = 0;           // finished rounds of the loop, all runs
+  std::int64_t rounds = 0;  // finished rounds of the loop, all runs
   std::int64_t rounds_this_run = 0;
-  std::size_t candidates = 0;        // evaluated over every round
-  std::size_t measured = 0;          // evaluations made by this run
-  std::size_t reused = 0;            // evaluations this run found recorded (a resumed round)
-  std::optional<double> speedup;     // best over start: the product of the promotions' paired speedups
+  std::size_t candidates = 0;     // evaluated over every round
+  std::size_t measured = 0;       // evaluations made by this run
+  std::size_t reused = 0;         // evaluations this run found recorded (a resumed round)
+  std::optional<double> speedup;  // best over start: the product of the promotions' paired speedups
   std::vector<archive::Decision> decisions;
-  std::string stopped_by;            // which budget ended the run
+  std::string stopped_by;  // which budget ended the run
 
   [[nodiscard]] nlohmann::ordered_json json() const;
 };

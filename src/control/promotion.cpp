@@ -17,7 +17,8 @@ double drift(const Sweep& a, const Sweep& b) {
 
 double noise_of(const PromotionInput& in, const PromotionRule& rule) {
   double noise = rule.min_noise;
-  for (std::size_t i = 1; i < in.baseline.size(); ++i) noise = std::max(noise, drift(in.baseline[0], in.baseline[i]));
+  for (std::size_t i = 1; i < in.baseline.size(); ++i)
+    noise = std::max(noise, drift(in.baseline[0], in.baseline[i]));
   for (std::size_t i = 1; i < in.contender.size(); ++i)
     noise = std::max(noise, drift(in.contender[0], in.contender[i]));
   for (const Sweep& s : in.baseline) noise = std::max(noise, s.noise());
@@ -27,8 +28,9 @@ double noise_of(const PromotionInput& in, const PromotionRule& rule) {
 
 void check_paired(const PromotionInput& in, const PromotionRule& rule, PromotionVerdict& v) {
   if (static_cast<int>(in.baseline.size()) < rule.repeats) {
-    v.failures.push_back(fmt::format("paired baseline: {} repeat(s) of the retained best in this round, {} needed",
-                                     in.baseline.size(), rule.repeats));
+    v.failures.push_back(
+        fmt::format("paired baseline: {} repeat(s) of the retained best in this round, {} needed",
+                    in.baseline.size(), rule.repeats));
   }
   for (std::size_t i = 0; i < in.baseline.size(); ++i) {
     if (!in.baseline[i].all_passed()) {
@@ -45,8 +47,8 @@ void check_all_passed(const PromotionInput& in, PromotionVerdict& v) {
   if (in.contender_confirm) sweeps.push_back(&*in.contender_confirm);
   for (const Sweep* s : sweeps) {
     if (!s->all_passed()) {
-      v.failures.push_back(fmt::format("N/N: the contender passed {}/{} workloads in a {} sweep ({})", s->passed(),
-                                       s->workloads.size(), s->protocol, s->worst_status()));
+      v.failures.push_back(fmt::format("N/N: the contender passed {}/{} workloads in a {} sweep ({})",
+                                       s->passed(), s->workloads.size(), s->protocol, s->worst_status()));
       return;
     }
   }
@@ -63,9 +65,10 @@ void check_repeats(const PromotionInput& in, const PromotionRule& rule, Promotio
     v.repeats.push_back(c);
   }
   if (v.better_repeats < rule.repeats) {
-    v.failures.push_back(fmt::format("better than the retained best by more than the noise ({:.1f}%) in {} of {} "
-                                     "repeat(s); {} needed",
-                                     100 * v.noise, v.better_repeats, n, rule.repeats));
+    v.failures.push_back(
+        fmt::format("better than the retained best by more than the noise ({:.1f}%) in {} of {} "
+                    "repeat(s); {} needed",
+                    100 * v.noise, v.better_repeats, n, rule.repeats));
   }
 }
 
@@ -78,11 +81,11 @@ void check_confirmation(const PromotionInput& in, const PromotionRule& rule, Pro
   v.confirm_speedup = paired_speedup(*in.baseline_confirm, *in.contender_confirm);
   v.confirmed = v.confirm_speedup && *v.confirm_speedup > 1 + v.confirm_noise;
   if (!v.confirmed) {
-    v.failures.push_back(fmt::format("confirmation: the {} protocol in a fresh worker measured a speedup of {} "
-                                     "(more than {:.3f} needed)",
-                                     in.contender_confirm->protocol,
-                                     v.confirm_speedup ? fmt::format("{:.3f}", *v.confirm_speedup) : "none",
-                                     1 + v.confirm_noise));
+    v.failures.push_back(fmt::format(
+        "confirmation: the {} protocol in a fresh worker measured a speedup of {} "
+        "(more than {:.3f} needed)",
+        in.contender_confirm->protocol,
+        v.confirm_speedup ? fmt::format("{:.3f}", *v.confirm_speedup) : "none", 1 + v.confirm_noise));
   }
 }
 

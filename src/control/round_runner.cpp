@@ -46,7 +46,12 @@ class Round {
  public:
   Round(archive::Archive& archive, const LoopConfig& config, const LoopState& state, StepRunner& steps,
         const RegimePlan& plan, std::int64_t round, std::size_t budget)
-      : archive_(archive), config_(config), state_(state), steps_(steps), plan_(plan), round_(round),
+      : archive_(archive),
+        config_(config),
+        state_(state),
+        steps_(steps),
+        plan_(plan),
+        round_(round),
         budget_(budget) {}
 
   RoundOutcome run();
@@ -117,9 +122,9 @@ void Round::choose_hypothesis_for_round() {
   in.seed = mix_seed(state_.seed, fmt::format("r{}/hypothesis", round_));
   choice_ = choose_hypothesis(in);
   if (verdict_.action == Action::ask_person && config_.ask_person) {
-    const std::string answer = config_.ask_person(fmt::format(
-        "round {}: {} What should the next round try? (empty: {})", round_,
-        fmt::join(verdict_.reasons, " "), choice_.hypothesis.direction));
+    const std::string answer =
+        config_.ask_person(fmt::format("round {}: {} What should the next round try? (empty: {})", round_,
+                                       fmt::join(verdict_.reasons, " "), choice_.hypothesis.direction));
     if (!answer.empty()) choice_.hypothesis.directive = answer;
   }
   say(fmt::format("  hypothesis: {} / {} / {} ({})", choice_.hypothesis.regime, choice_.hypothesis.family,
@@ -146,7 +151,9 @@ void Round::run_stage(const StageBounds& bounds, const Retained& parent) {
   agents::ProposalContext ctx;
   ctx.definition = config_.target.base.definition;
   ctx.parent = parent.solution;
-  ctx.history = state_.history;
+  // The start counts as tried: a variant that compiles in its own setting is no news.
+  ctx.history = {state_.start.solution};
+  ctx.history.insert(ctx.history.end(), state_.history.begin(), state_.history.end());
   for (const CandidateOutcome& c : outcomes_) {
     if (c.evaluated()) ctx.history.push_back(c.candidate.solution);
   }
@@ -158,7 +165,8 @@ void Round::run_stage(const StageBounds& bounds, const Retained& parent) {
   const agents::Proposal proposal = agent->propose(ctx);
   transcripts_.push_back(proposal.transcript);
   for (const agents::RejectedAnswer& r : proposal.rejected) {
-    rejected_.push_back({{"agent", agent->name()}, {"stage", bounds.stage}, {"reason", r.reason}, {"excerpt", r.excerpt}});
+    rejected_.push_back(
+        {{"agent", agent->name()}, {"stage", bounds.stage}, {"reason", r.reason}, {"excerpt", r.excerpt}});
   }
   std::vector<CandidateOutcome> offered;
   std::vector<std::string> families;
@@ -193,8 +201,8 @@ void Round::evaluate(CandidateOutcome& c) {
   r.round = round_;
   r.solution = c.candidate.solution;
   r.solution_text = c.text;
-  r.lineage = archive::Lineage{c.parent, c.agent, c.candidate.hypothesis, c.candidate.family, std::nullopt,
-                               std::nullopt};
+  r.lineage = archive::Lineage{c.parent,           c.agent,      c.candidate.hypothesis,
+                               c.candidate.family, std::nullopt, std::nullopt};
   const bool gate_is_full = steps_.target().gate_workloads.size() >= steps_.target().base.workloads.size();
   r.phase = gate_is_full ? "full-1" : "gate";
   r.scope = gate_is_full ? StepScope::full : StepScope::gate;
@@ -247,8 +255,8 @@ void Round::decide() {
   r.round = round_;
   r.solution = c.candidate.solution;
   r.solution_text = c.text;
-  r.lineage = archive::Lineage{c.parent, c.agent, c.candidate.hypothesis, c.candidate.family, std::nullopt,
-                               std::nullopt};
+  r.lineage = archive::Lineage{c.parent,           c.agent,      c.candidate.hypothesis,
+                               c.candidate.family, std::nullopt, std::nullopt};
   r.phase = "full-2";
   const Sweep c2 = steps_.run(r);
   const TimingProtocol other = config_.target.official.protocol == TimingProtocol::official
@@ -265,17 +273,19 @@ void Round::decide() {
   promotion_ = judge_promotion(in, config_.promotion);
   kind_ = promotion_->promote ? archive::DecisionKind::promote : archive::DecisionKind::reject_restore;
   reason_ = promotion_->promote
-                ? fmt::format("{} is faster than the retained best in {} repeats beyond {:.1f}% noise, N/N, and "
-                              "confirmed by the {} protocol ({:.3f}x)",
-                              c.candidate.solution.name, promotion_->better_repeats, 100 * promotion_->noise,
-                              protocol_name(other), promotion_->confirm_speedup.value_or(0))
+                ? fmt::format(
+                      "{} is faster than the retained best in {} repeats beyond {:.1f}% noise, N/N, and "
+                      "confirmed by the {} protocol ({:.3f}x)",
+                      c.candidate.solution.name, promotion_->better_repeats, 100 * promotion_->noise,
+                      protocol_name(other), promotion_->confirm_speedup.value_or(0))
                 : fmt::format("{} rejected, the retained best stays: {}", c.candidate.solution.name,
                               fmt::join(promotion_->failures, "; "));
 }
 
 RoundRecord round_record_of(const std::string& loop_id, std::int64_t round, const Choice& choice,
-                            const std::vector<CandidateOutcome>& outcomes, std::optional<std::size_t> contender,
-                            const Sweep& baseline, archive::DecisionKind kind, const std::string& reason) {
+                            const std::vector<CandidateOutcome>& outcomes,
+                            std::optional<std::size_t> contender, const Sweep& baseline,
+                            archive::DecisionKind kind, const std::string& reason) {
   RoundRecord rr;
   rr.loop_id = loop_id;
   rr.round = round;
@@ -319,8 +329,8 @@ void Round::record() {
       {"decision", std::string(archive::decision_kind_name(kind_))},
       {"reason", reason_},
       {"seconds", out_.seconds},
-      {"hypothesis", choice_.json()},
-      {"supervision", verdict_.json()},
+      {"choice", choice_.json()},
+      {"verdict", verdict_.json()},
       {"diagnosis", regimes_json(plan_, diagnoses_)},
       {"paired_baseline", std::move(paired)},
       {"stages", stages_},
@@ -329,7 +339,8 @@ void Round::record() {
       {"agent_transcripts", transcripts_},
       {"contender", contender_ ? ordered_json(outcomes_[*contender_].content_id) : ordered_json(nullptr)},
       {"promotion", promotion_ ? promotion_->json() : ordered_json(nullptr)},
-      {"promotion_rule", {{"repeats", config_.promotion.repeats}, {"min_noise", config_.promotion.min_noise}}},
+      {"promotion_rule",
+       {{"repeats", config_.promotion.repeats}, {"min_noise", config_.promotion.min_noise}}},
       {"round_record", round_record_json(rr)}};
   archive::Decision d;
   d.loop_id = state_.loop_id;
@@ -345,7 +356,8 @@ void Round::record() {
 }
 
 RoundOutcome Round::run() {
-  say(fmt::format("round {}: best {} ({})", round_, state_.best.solution.name, state_.best.content_id.substr(0, 12)));
+  say(fmt::format("round {}: best {} ({})", round_, state_.best.solution.name,
+                  state_.best.content_id.substr(0, 12)));
   baseline_.push_back(measure_best("baseline-1", TimingProtocol::official));
   diagnoses_ = diagnose_regimes(steps_.target().base, plan_, baseline_.front());
   choose_hypothesis_for_round();
@@ -361,7 +373,8 @@ RoundOutcome Round::run() {
   if (const auto parent = best_survivor()) {
     run_stage(kExploitBounds, *parent);
   } else {
-    stages_["exploit"] = {{"note", "no explore candidate passed faster than the retained best: nothing to exploit"}};
+    stages_["exploit"] = {
+        {"note", "no explore candidate passed faster than the retained best: nothing to exploit"}};
   }
   decide();
   record();

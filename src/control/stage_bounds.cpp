@@ -34,7 +34,8 @@ StageSelection select_for_stage(const std::vector<std::string>& families, const 
   s.families = distinct.size();
   std::vector<std::string> unmet;
   if (s.chosen.size() < bounds.min_candidates) {
-    unmet.push_back(fmt::format("{} candidate(s), at least {} wanted", s.chosen.size(), bounds.min_candidates));
+    unmet.push_back(
+        fmt::format("{} candidate(s), at least {} wanted", s.chosen.size(), bounds.min_candidates));
   }
   if (s.families < bounds.min_families) {
     unmet.push_back(fmt::format("{} famil{}, at least {} wanted", s.families, s.families == 1 ? "y" : "ies",
@@ -49,7 +50,8 @@ StageSelection select_for_stage(const std::vector<std::string>& families, const 
 }
 
 nlohmann::ordered_json StageSelection::json() const {
-  return {{"chosen", chosen.size()}, {"families", families}, {"within_bounds", within_bounds}, {"note", note}};
+  return {
+      {"chosen", chosen.size()}, {"families", families}, {"within_bounds", within_bounds}, {"note", note}};
 }
 
 }  // namespace kh::control

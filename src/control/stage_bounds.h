@@ -37,7 +37,7 @@ struct StageSelection {
 
 // `families[i]` is the family of the i-th candidate offered. `budget` caps the count
 // further (the loop's remaining --max-candidates).
-[[nodiscard]] StageSelection select_for_stage(const std::vector<std::string>& families, const StageBounds& bounds,
-                                              std::size_t budget);
+[[nodiscard]] StageSelection select_for_stage(const std::vector<std::string>& families,
+                                              const StageBounds& bounds, std::size_t budget);
 
 }  // namespace kh::control

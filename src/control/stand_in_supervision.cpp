@@ -58,9 +58,12 @@ Choice choose_hypothesis(const ChoiceInput& in) {
 }
 
 nlohmann::ordered_json Choice::json() const {
-  return {{"regime", hypothesis.regime},     {"direction", hypothesis.direction},
-          {"family", hypothesis.family},     {"rationale", hypothesis.rationale},
-          {"directive", hypothesis.directive}, {"source", source},
+  return {{"regime", hypothesis.regime},
+          {"direction", hypothesis.direction},
+          {"family", hypothesis.family},
+          {"rationale", hypothesis.rationale},
+          {"directive", hypothesis.directive},
+          {"source", source},
           {"reason", reason}};
 }
 

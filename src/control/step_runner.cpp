@@ -93,8 +93,8 @@ Sweep read_sweep(archive::Archive& archive, archive::RowId run_id) {
   archive::Statement p = archive.db().prepare("SELECT protocol FROM runs WHERE id = ?");
   p.bind(1, run_id);
   if (p.step()) sweep.protocol = p.column_text(0);
-  archive::Statement s =
-      archive.db().prepare("SELECT workload_uuid, status, latency_ms, line FROM traces WHERE run_id = ? ORDER BY id");
+  archive::Statement s = archive.db().prepare(
+      "SELECT workload_uuid, status, latency_ms, line FROM traces WHERE run_id = ? ORDER BY id");
   s.bind(1, run_id);
   while (s.step()) {
     SweepWorkload w;
@@ -116,7 +116,8 @@ Sweep read_sweep(archive::Archive& archive, archive::RowId run_id) {
 }
 
 StepRunner::StepRunner(archive::Archive& archive, std::string loop_id, LoopTarget target, std::uint64_t seed,
-                       std::vector<std::string> command_line, std::function<void(const std::string&)> progress)
+                       std::vector<std::string> command_line,
+                       std::function<void(const std::string&)> progress)
     : archive_(archive),
       loop_id_(std::move(loop_id)),
       target_(std::move(target)),
@@ -144,7 +145,8 @@ Sweep StepRunner::run(const StepRequest& r) {
   context.started_at = archive::utc_now();
   const SolutionEvaluation result = evaluate_solution(target, options);
   std::vector<Trace> traces;
-  for (const WorkloadResult& w : result.workloads) traces.push_back(make_trace(target, result, w, options, {}));
+  for (const WorkloadResult& w : result.workloads)
+    traces.push_back(make_trace(target, result, w, options, {}));
   context.candidate_json = r.solution_text;
   context.candidate_role = r.role;
   context.lineage = r.lineage;

@@ -23,10 +23,10 @@ namespace kh::control {
 
 // What every evaluation of a loop shares.
 struct LoopTarget {
-  EvaluationTarget base;                     // every workload; the candidate is replaced per step
-  std::vector<std::size_t> gate_workloads;   // indices into base.workloads: the regimes' representatives
-  EvalOptions official;                      // the timing of gates, full sweeps and paired repeats
-  EvalOptions robust;                        // the other protocol, for confirmation
+  EvaluationTarget base;                    // every workload; the candidate is replaced per step
+  std::vector<std::size_t> gate_workloads;  // indices into base.workloads: the regimes' representatives
+  EvalOptions official;                     // the timing of gates, full sweeps and paired repeats
+  EvalOptions robust;                       // the other protocol, for confirmation
 };
 
 enum class StepScope { gate, full };

@@ -6,8 +6,8 @@
 namespace kh::control {
 
 std::size_t Sweep::passed() const {
-  return static_cast<std::size_t>(
-      std::count_if(workloads.begin(), workloads.end(), [](const SweepWorkload& w) { return w.status == "PASSED"; }));
+  return static_cast<std::size_t>(std::count_if(workloads.begin(), workloads.end(),
+                                                [](const SweepWorkload& w) { return w.status == "PASSED"; }));
 }
 
 double Sweep::noise() const {
@@ -36,8 +36,9 @@ nlohmann::ordered_json Sweep::json() const {
     j["noise"] = w.noise;
     list.push_back(std::move(j));
   }
-  return {{"run_id", run_id}, {"protocol", protocol}, {"passed", passed()},     {"total", workloads.size()},
-          {"noise", noise()}, {"reused", reused},     {"workloads", std::move(list)}};
+  return {
+      {"run_id", run_id}, {"protocol", protocol}, {"passed", passed()},          {"total", workloads.size()},
+      {"noise", noise()}, {"reused", reused},     {"workloads", std::move(list)}};
 }
 
 std::optional<double> paired_speedup(const Sweep& baseline, const Sweep& candidate) {

@@ -16,9 +16,9 @@ namespace kh::control {
 
 struct SweepWorkload {
   std::string uuid;
-  std::string status;                // PASSED, INCORRECT_NUMERICAL, REWARD_HACK, ...
-  std::optional<double> latency_ms;  // present when it passed and was timed
-  double noise = 0;                  // relative run-to-run spread of this measurement
+  std::string status;                          // PASSED, INCORRECT_NUMERICAL, REWARD_HACK, ...
+  std::optional<double> latency_ms;            // present when it passed and was timed
+  double noise = 0;                            // relative run-to-run spread of this measurement
   std::optional<SpeedOfLight> speed_of_light;  // the floor on this device, when the model and peaks are known
   double sol_fraction = 0;                     // floor / latency, 0 when unknown
 };
