@@ -6,8 +6,10 @@
 #   bash bench/device_lanes.sh OUT_DIR "LANE0 ITEMS" ["LANE1 ITEMS" ...]
 #
 # An item is an operator name (its baseline on every contest workload, through
-# bench/operators_suite.sh) or profile:NAME (kharness profile of its baseline), with an
-# optional @SECONDS limit (default OPERATOR_LIMIT or PROFILE_LIMIT). Everything lands under
+# bench/operators_suite.sh), profile:NAME (kharness profile of its baseline),
+# optimize:NAME (kharness optimize from its baseline, flags in OPTIMIZE_ARGS, archive
+# under the lane) or ctest:REGEX (those tests), with an optional @SECONDS limit
+# (defaults OPERATOR_LIMIT, PROFILE_LIMIT, OPTIMIZE_LIMIT; 300 for tests). Everything lands under
 # OUT_DIR/laneN/, and OUT_DIR/session.tgz packs it all (a device call returns few files).
 set -o pipefail
 OUT=$(mkdir -p "${1:?usage: device_lanes.sh OUT_DIR LANE...}" && cd "$1" && pwd)
@@ -32,6 +34,19 @@ lane() {  # lane GPU DIR ITEMS...
         local name=${item#profile:}
         timeout --kill-after=10 "${limit:-${PROFILE_LIMIT:-120}}" build/kharness profile --definition "$name" --baseline \
           --out "$dir/profile_$name" --json >"$dir/profile_$name.json" 2>"$dir/profile_$name.log"
+        rc=$? ;;
+      optimize:*)
+        local name=${item#optimize:} set=()
+        # TUNER_SETS=DIR: a small trace set per definition (bench/tuner_set.py), when present
+        [ -n "${TUNER_SETS:-}" ] && [ -d "$TUNER_SETS/$name" ] && set=(--trace-set "$TUNER_SETS/$name")
+        # shellcheck disable=SC2086  # OPTIMIZE_ARGS holds several flags
+        timeout --kill-after=10 "${limit:-${OPTIMIZE_LIMIT:-300}}" build/kharness optimize --definition "$name" \
+          --backend cuda --archive "$dir/optimize_$name" "${set[@]}" ${OPTIMIZE_ARGS:-} --json \
+          >"$dir/optimize_$name.json" 2>"$dir/optimize_$name.log"
+        rc=$? ;;
+      ctest:*)
+        timeout --kill-after=10 "${limit:-300}" ctest --test-dir build -R "${item#ctest:}" --output-on-failure \
+          >"$dir/ctest.log" 2>&1
         rc=$? ;;
       *)
         OPERATOR_LIMIT=${limit:-${OPERATOR_LIMIT:-240}} bash bench/operators_suite.sh "$dir" "$item" >>"$dir/suite.txt" 2>&1
