@@ -72,6 +72,7 @@ def summarise(path):
         "device_peaks": data.get("device_peaks"),
         "workloads": len(rows),
         "partial": data.get("partial", False),  # cut short: only the workloads it finished
+        "missing": data.get("missing"),  # workloads no call reached (operators_merge.py)
         "passed": passed,
         "geomean_speedup_over_reference": geomean([r["speedup_over_reference"] for r in rows]),
         "geomean_sol_fraction_baseline": geomean([r["sol_fraction_baseline"] for r in rows]),
@@ -91,7 +92,7 @@ def markdown(ops):
         if "error" in o:
             lines.append(f"| {o['file']} | {o['error']} | | | |")
             continue
-        cut = " (cut short)" if o.get("partial") else ""
+        cut = f" ({o['missing']} not run)" if o.get("missing") else " (cut short)" if o.get("partial") else ""
         lines.append(f"| {o['definition']} | {o['passed']}/{o['workloads']}{cut} | "
                      f"{fmt(o['geomean_speedup_over_reference'], '.2f')}x | "
                      f"{fmt(o['geomean_sol_fraction_baseline'] and 100 * o['geomean_sol_fraction_baseline'], '.1f')}% | "
