@@ -15,10 +15,7 @@ set -o pipefail
 OUT=$(mkdir -p "${1:?usage: device_lanes.sh OUT_DIR LANE...}" && cd "$1" && pwd)
 shift
 cd "$(dirname "$0")/.." || exit 1
-export PATH="/usr/local/cuda/bin:$PATH"
-export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-if [ ! -f build/CMakeCache.txt ] && [ -f device-build/CMakeCache.txt ]; then rm -rf build && ln -s device-build build; fi
-[ -d build/lib ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(cd build/lib && pwd)"
+source bench/device_env.sh
 
 lane() {  # lane GPU DIR ITEMS...
   local gpu=$1 dir=$2

@@ -12,12 +12,7 @@ set -o pipefail
 OUT=$(mkdir -p "${1:?usage: device_session.sh OUT_DIR [DEFINITION...]}" && cd "$1" && pwd)
 shift
 cd "$(dirname "$0")/.." || exit 1
-export PATH="/usr/local/cuda/bin:$PATH"
-export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-if [ ! -f build/CMakeCache.txt ] && [ -f device-build/CMakeCache.txt ]; then rm -rf build && ln -s device-build build; fi
-# Shared libraries the pack carries (cpp-httplib and its dependencies), after the
-# system's: they only fill what the GPU host lacks.
-[ -d build/lib ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(cd build/lib && pwd)"
+source bench/device_env.sh
 SUMMARY="$OUT/session.txt"
 step() {  # step NAME SECONDS COMMAND...
   local name=$1 limit=$2

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Every shipped operator's CUDA baseline on every contest workload, timed beside its
 # CUDA reference, with the speed-of-light floor from this device's measured peaks.
-# Run on the GPU machine, from the repository root, after bench/run_device.sh has set
-# up the build (or with PATH/LD_LIBRARY_PATH already pointing at CUDA):
+# Run on the GPU machine, from the repository root (bench/device_env.sh sets the paths):
 #
 #   bash bench/operators_suite.sh OUT_DIR [DEFINITION...]     # default: all operators
 #
@@ -18,9 +17,7 @@ set -o pipefail
 OUT=$(mkdir -p "${1:?usage: operators_suite.sh OUT_DIR [DEFINITION...]}" && cd "$1" && pwd)
 shift
 cd "$(dirname "$0")/.." || exit 1
-export PATH="/usr/local/cuda/bin:$PATH"
-export LD_LIBRARY_PATH="/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-[ -d build/lib ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(cd build/lib && pwd)"
+source bench/device_env.sh
 if [ $# -gt 0 ]; then
   names=("$@")
 else

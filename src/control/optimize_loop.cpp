@@ -59,7 +59,7 @@ LoopSummary run_optimize(archive::Archive& archive, const LoopConfig& config) {
   sum.loop_id = st.loop_id;
   sum.resumed = st.resumed;
   sum.start = st.start;
-  const RegimePlan plan = plan_regimes(config.target.base);
+  const RegimePlan plan = kh::plan_regimes(config.target.base);
   LoopTarget target = config.target;
   target.gate_workloads = gate_workloads(plan);
   StepRunner steps(archive, st.loop_id, target, st.seed, config.command_line, config.progress);

@@ -6,22 +6,6 @@
 
 namespace kh::control {
 
-RegimePlan plan_regimes(const EvaluationTarget& t) {
-  if (!t.speed_of_light) {
-    return discover_regimes(t.definition, t.workloads, var_axes_product(t.definition, t.workloads),
-                            "the product of the var axes");
-  }
-  // Bytes plus FLOPs at a typical ridge (100 flop/byte) plus a launch's worth of bytes:
-  // a device-free cost that orders workloads as their floors would (as `kharness profile`).
-  std::vector<double> costs;
-  for (const Workload& w : t.workloads) {
-    const WorkloadWork work = evaluate_work(*t.speed_of_light, resolve_axes(t.definition, w));
-    costs.push_back(work.bytes + work.flops / 100 + 2e6);
-  }
-  return discover_regimes(t.definition, t.workloads, costs,
-                          "the speed-of-light model (bytes + flops/100 + a launch)");
-}
-
 std::vector<std::size_t> gate_workloads(const RegimePlan& plan) {
   std::vector<std::size_t> out;
   for (const Regime& r : plan.regimes) {

@@ -11,13 +11,10 @@
 #include "control/hypothesis_choice.h"
 #include "control/sweep.h"
 #include "eval/evaluator.h"
+#include "profile/profile_session.h"
 #include "profile/shape_regimes.h"
 
 namespace kh::control {
-
-// Regimes of the target's workloads, with costs from its speed-of-light model (or the
-// product of the var axes when it has none).
-[[nodiscard]] RegimePlan plan_regimes(const EvaluationTarget& target);
 
 // The representatives' indices, one per regime, in the plan's order, without repeats.
 [[nodiscard]] std::vector<std::size_t> gate_workloads(const RegimePlan& plan);

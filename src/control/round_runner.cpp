@@ -64,6 +64,8 @@ class Round {
   void choose_hypothesis_for_round();
   std::shared_ptr<agents::Agent> agent_for_stage() const;
   void run_stage(const StageBounds& bounds, const Retained& parent);
+  // The step request that evaluates candidate c, with its lineage; the caller sets the phase.
+  [[nodiscard]] StepRequest candidate_step(const CandidateOutcome& c) const;
   void evaluate(CandidateOutcome& c);
   std::optional<Retained> best_survivor() const;
   void decide();

@@ -11,18 +11,6 @@ namespace kh {
 
 namespace {
 
-// Model bytes plus FLOPs at an intensity of 100 (a typical ridge) plus a launch's worth
-// of bytes: a device-free cost that orders workloads as their floors would.
-std::pair<std::vector<double>, std::string> workload_costs(const EvaluationTarget& t) {
-  if (!t.speed_of_light) return {var_axes_product(t.definition, t.workloads), "the product of the var axes"};
-  std::vector<double> costs;
-  for (const Workload& w : t.workloads) {
-    const WorkloadWork work = evaluate_work(*t.speed_of_light, resolve_axes(t.definition, w));
-    costs.push_back(work.bytes + work.flops / 100 + 2e6);
-  }
-  return {costs, "the speed-of-light model (bytes + flops/100 + a launch)"};
-}
-
 bool any_memory_bound(const std::vector<WorkloadResult>& results) {
   for (const WorkloadResult& r : results) {
     if (r.speed_of_light && r.speed_of_light->bound == "memory") return true;
@@ -32,13 +20,27 @@ bool any_memory_bound(const std::vector<WorkloadResult>& results) {
 
 }  // namespace
 
+// Model bytes plus FLOPs at an intensity of 100 (a typical ridge) plus a launch's worth
+// of bytes: a device-free cost that orders workloads as their floors would.
+RegimePlan plan_regimes(const EvaluationTarget& t) {
+  if (!t.speed_of_light) {
+    return discover_regimes(t.definition, t.workloads, var_axes_product(t.definition, t.workloads),
+                            "the product of the var axes");
+  }
+  std::vector<double> costs;
+  for (const Workload& w : t.workloads) {
+    const WorkloadWork work = evaluate_work(*t.speed_of_light, resolve_axes(t.definition, w));
+    costs.push_back(work.bytes + work.flops / 100 + 2e6);
+  }
+  return discover_regimes(t.definition, t.workloads, costs, "the speed-of-light model (bytes + flops/100 + a launch)");
+}
+
 ProfileReport run_profile(const ProfileRequest& request) {
   const auto started = std::chrono::steady_clock::now();
   ProfileReport report;
   report.definition = request.target.definition.name;
   report.solution = request.target.candidate.name;
-  const auto [costs, basis] = workload_costs(request.target);
-  report.plan = discover_regimes(request.target.definition, request.target.workloads, costs, basis);
+  report.plan = plan_regimes(request.target);
 
   EvaluationTarget quick = request.target;
   quick.workloads.clear();

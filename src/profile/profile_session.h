@@ -53,6 +53,11 @@ struct ProfileReport {
 };
 
 // Throws kh::Error for failures of the harness (no device, reference does not build).
+// Regimes of the target's workloads, costed by its speed-of-light model (bytes +
+// flops/100 + a launch's worth of bytes), or by the product of the var axes without one.
+// `kharness profile` and the optimisation loop's quick gate group workloads alike.
+[[nodiscard]] RegimePlan plan_regimes(const EvaluationTarget& target);
+
 [[nodiscard]] ProfileReport run_profile(const ProfileRequest& request);
 
 }  // namespace kh
