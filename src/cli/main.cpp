@@ -8,6 +8,7 @@
 #include "cli/profile_command.h"
 #include "cli/report_command.h"
 #include "cli/serve_command.h"
+#include "cli/skills_command.h"
 #include "cli/validate_command.h"
 
 int main(int argc, char** argv) {
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
   kh::cli::register_rerun(app, exit_code);
   kh::cli::register_report(app, exit_code);
   kh::cli::register_serve(app, exit_code);
+  kh::cli::register_skills(app, exit_code);
   kh::cli::register_worker(app, exit_code);
   kh::cli::remember_invocation(argc, argv);
   try {
