@@ -122,7 +122,9 @@ std::vector<SourceFile> read_sources(const fs::path& folder, const AnswerManifes
 
 Solution assemble(const AnswerManifest& m, std::vector<SourceFile> sources, const ProposalContext& ctx,
                   const std::string& agent, const std::string& folder_name) {
-  nlohmann::ordered_json spec = {{"language", m.language}, {"entry_point", m.entry_point}};
+  // Candidates are called through kharness's C ABI (include/kharness/kernel.h).
+  nlohmann::ordered_json spec = {
+      {"language", m.language}, {"entry_point", m.entry_point}, {"binding", "kharness"}};
   if (m.language == ctx.parent.spec.language && !ctx.parent.spec.target_hardware.empty()) {
     spec["target_hardware"] = ctx.parent.spec.target_hardware;
   }
