@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's main command: installs dependencies, builds, validates the shipped
 # operators and examples, then evaluates an example solution end to end: build, isolate,
-# check against the reference on fresh inputs, time, and write FlashInfer-Trace.
+# check against the reference on fresh inputs, time, and write FlashInfer-Trace; then
+# runs the optimisation loop (the built-in tuner) on rmsnorm_h4096's small workloads.
 # It runs on CUDA where a GPU and nvcc are present, and on the CPU backend otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,3 +25,10 @@ echo "== kharness eval: examples/solutions/rmsnorm_h128_${backend}.json on the $
   --backend "$backend" -o "$build/quickstart-traces.jsonl"
 echo
 echo "traces appended to $build/quickstart-traces.jsonl"
+
+echo
+echo "== kharness optimize: the tuner on rmsnorm_h4096 (small workloads), ${backend} backend"
+"$kharness" optimize --definition rmsnorm_h4096 --small --backend "$backend" --rounds 2 \
+  --archive "$build/quickstart-runs"
+echo
+echo "the loop's runs and decisions are in $build/quickstart-runs (kharness report --archive $build/quickstart-runs)"

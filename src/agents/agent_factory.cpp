@@ -10,6 +10,7 @@
 #include "agents/chat_agent.h"
 #include "agents/cli_agent.h"
 #include "agents/openai_api.h"
+#include "agents/tuner_agent.h"
 #include "error/error.h"
 
 namespace kh::agents {
@@ -25,6 +26,10 @@ Registry& registry() {
   static Registry r;
   static std::once_flag built_ins;
   std::call_once(built_ins, [] {
+    r.makers["tuner"] = [](const nlohmann::json& c) {
+      ConfigReader(c, "tuner").finish();  // no keys
+      return std::make_unique<TunerAgent>();
+    };
     r.makers["cli"] = [](const nlohmann::json& c) {
       return std::make_unique<CliAgent>(read_cli_agent_config(c));
     };

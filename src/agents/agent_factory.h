@@ -1,7 +1,7 @@
 // Agents by name: make_agent({"openai", config}) for the loop's --agent flag. Built in:
-// cli, openai, anthropic. Other agents (the built-in tuner, replay) join with one
-// register_agent() call beside their code; adding an agent touches one new file and
-// one registration line.
+// tuner, cli, openai, anthropic. Replay is made by `kharness optimize` itself (its
+// candidates come from files and the archive). Another agent joins with one
+// register_agent() call: one new file and one registration line.
 #pragma once
 
 #include <functional>

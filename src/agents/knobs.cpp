@@ -129,6 +129,25 @@ Solution with_knobs(const Solution& s, const KnobSetting& setting) {
   return v;
 }
 
+Solution without_knobs(const Solution& s) {
+  std::vector<std::string> names;
+  for (const Knob& k : parse_knobs(s)) names.push_back(k.name);
+  Solution base = s;
+  const std::string entry = s.spec.entry_file();
+  for (SourceFile& f : base.sources) {
+    if (f.path != entry) continue;
+    static const std::regex setting_line(R"(^#define ([A-Za-z_][A-Za-z0-9_]*) [^\n]*\n)");
+    std::smatch m;
+    while (std::regex_search(f.content, m, setting_line) &&
+           std::find(names.begin(), names.end(), m[1].str()) != names.end()) {
+      f.content.erase(0, static_cast<std::size_t>(m.length(0)));
+    }
+  }
+  const std::size_t plus = base.name.find('+');
+  if (plus != std::string::npos) base.name.erase(plus);
+  return base;
+}
+
 std::vector<KnobSetting> knob_grid(const std::vector<Knob>& knobs, std::size_t limit) {
   std::vector<KnobSetting> out;
   const KnobSetting defaults = default_setting(knobs);

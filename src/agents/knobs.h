@@ -39,6 +39,11 @@ using KnobSetting = std::vector<std::pair<std::string, std::string>>;  // name -
 // a name that says which ("rmsnorm_baseline_cpp+ROWS=4,VEC=8").
 [[nodiscard]] Solution with_knobs(const Solution& s, const KnobSetting& setting);
 
+// `s` without a setting that with_knobs compiled in: the leading `#define NAME VALUE`
+// lines of knobs `s` declares are dropped from the entry file and the "+..." suffix from
+// the name, so that a variant of a variant defines each knob once.
+[[nodiscard]] Solution without_knobs(const Solution& s);
+
 // Up to `limit` settings of the full grid, defaults first, in a fixed order (the
 // last knob varies fastest), so a resumed run proposes the same ones.
 [[nodiscard]] std::vector<KnobSetting> knob_grid(const std::vector<Knob>& knobs, std::size_t limit);

@@ -4,6 +4,7 @@
 #include "cli/archive_command.h"
 #include "cli/eval_command.h"
 #include "cli/invocation.h"
+#include "cli/optimize_command.h"
 #include "cli/peaks_command.h"
 #include "cli/profile_command.h"
 #include "cli/report_command.h"
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
   kh::cli::register_report(app, exit_code);
   kh::cli::register_serve(app, exit_code);
   kh::cli::register_skills(app, exit_code);
+  kh::cli::register_optimize(app, exit_code);
   kh::cli::register_worker(app, exit_code);
   kh::cli::remember_invocation(argc, argv);
   try {

@@ -1,0 +1,1 @@
+#include "archive/hypothesis_outcomes.h"

@@ -1,0 +1,1 @@
+#include "control/content_hash.h"

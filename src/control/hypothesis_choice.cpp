@@ -1,0 +1,1 @@
+#include "control/hypothesis_choice.h"

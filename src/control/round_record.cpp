@@ -1,0 +1,1 @@
+#include "control/round_record.h"

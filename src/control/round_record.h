@@ -1,0 +1,55 @@
+// What one finished round leaves behind, as trajectory supervision and memory see it.
+//
+// Latencies are geometric means, in milliseconds, over the workloads the round measured
+// both the candidate and the retained best on (paired in the same round), so that the
+// ratio of the two is the geometric-mean speedup and one slow shape does not dominate.
+// The loop stores each record in its decision's evidence under "round_record"
+// (round_record_json), so supervision and memory can be rebuilt from the archive.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agents/agent.h"
+#include "archive/controller_log.h"
+
+namespace kh::control {
+
+// Stage 1 explores several families; stage 2 exploits the best 1-3 of them.
+enum class Stage { explore, exploit };
+
+[[nodiscard]] std::string_view stage_name(Stage s) noexcept;  // "explore" | "exploit"
+[[nodiscard]] std::optional<Stage> parse_stage(std::string_view name) noexcept;
+
+struct RoundRecord {
+  std::string loop_id;
+  std::int64_t round = 0;
+  Stage stage = Stage::explore;
+  agents::Hypothesis hypothesis;         // regime, direction, family the round tried
+  std::string content_hash;              // normalised_content_hash of the candidate; empty: none produced
+  std::optional<std::string> candidate;  // archive content id of the candidate, when archived
+  std::optional<double> candidate_ms;    // geometric mean latency; absent when it did not pass
+  std::optional<double> best_ms;         // the retained best's, measured in the same round
+  archive::DecisionKind decision = archive::DecisionKind::archive_only;
+  bool passed = false;  // built, correct on every workload, no reward hack
+  std::string failure;  // why not passed (or why rejected), one line
+
+  // best_ms / candidate_ms: above 1 when the candidate is faster. Absent unless both are.
+  [[nodiscard]] std::optional<double> speedup() const;
+  // The retained best's latency after this round: the candidate's when promoted.
+  [[nodiscard]] std::optional<double> retained_ms() const;
+};
+
+[[nodiscard]] nlohmann::ordered_json round_record_json(const RoundRecord& r);
+// Throws kh::Error naming the field when `j` is not a round record.
+[[nodiscard]] RoundRecord round_record_from_json(const nlohmann::ordered_json& j);
+
+// The records the loop stored in its decisions' evidence (key "round_record"), in
+// round order; decisions without one are skipped.
+[[nodiscard]] std::vector<RoundRecord> round_records(const std::vector<archive::Decision>& decisions);
+
+}  // namespace kh::control

@@ -1,0 +1,396 @@
+#include "control/round_runner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "archive/canonical_json.h"
+#include "archive/utc_time.h"
+#include "control/candidate_outcome.h"
+#include "control/content_hash.h"
+#include "control/hypothesis_choice.h"
+#include "control/memory.h"
+#include "control/promotion.h"
+#include "control/round_diagnosis.h"
+#include "control/seed_mix.h"
+#include "control/stage_bounds.h"
+#include "control/steering.h"
+#include "control/trajectory.h"
+#include "trace/json_io.h"
+
+namespace kh::control {
+
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+// Geometric mean latency over the workloads both sweeps timed (round_record.h).
+std::pair<std::optional<double>, std::optional<double>> paired_means(const Sweep& best, const Sweep& cand) {
+  double lb = 0, lc = 0;
+  std::size_t n = 0;
+  for (const SweepWorkload& b : best.workloads) {
+    for (const SweepWorkload& c : cand.workloads) {
+      if (b.uuid != c.uuid || !b.latency_ms || !c.latency_ms) continue;
+      lb += std::log(*b.latency_ms);
+      lc += std::log(*c.latency_ms);
+      ++n;
+    }
+  }
+  if (n == 0) return {std::nullopt, std::nullopt};
+  return {std::exp(lb / static_cast<double>(n)), std::exp(lc / static_cast<double>(n))};
+}
+
+class Round {
+ public:
+  Round(archive::Archive& archive, const LoopConfig& config, const LoopState& state, StepRunner& steps,
+        const RegimePlan& plan, std::int64_t round, std::size_t budget)
+      : archive_(archive),
+        config_(config),
+        state_(state),
+        steps_(steps),
+        plan_(plan),
+        round_(round),
+        budget_(budget) {}
+
+  RoundOutcome run();
+
+ private:
+  void say(const std::string& line) const {
+    if (config_.progress) config_.progress(line);
+  }
+  Sweep measure_best(const std::string& phase, TimingProtocol protocol);
+  void choose_hypothesis_for_round();
+  std::shared_ptr<agents::Agent> agent_for_stage() const;
+  void run_stage(const StageBounds& bounds, const Retained& parent);
+  void evaluate(CandidateOutcome& c);
+  std::optional<Retained> best_survivor() const;
+  void decide();
+  void record();
+
+  archive::Archive& archive_;
+  const LoopConfig& config_;
+  const LoopState& state_;
+  StepRunner& steps_;
+  const RegimePlan& plan_;
+  std::int64_t round_;
+  std::size_t budget_;
+  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+  std::string started_at_ = archive::utc_now();
+
+  std::vector<Sweep> baseline_;  // paired repeats of the retained best
+  std::optional<Sweep> baseline_confirm_;
+  std::vector<RegimeDiagnosis> diagnoses_;
+  Choice choice_;
+  Verdict verdict_;
+  std::vector<CandidateOutcome> outcomes_;
+  ordered_json stages_ = ordered_json::object();
+  ordered_json rejected_ = ordered_json::array();
+  std::vector<std::string> transcripts_;
+  std::optional<std::size_t> contender_;
+  std::optional<PromotionVerdict> promotion_;
+  archive::DecisionKind kind_ = archive::DecisionKind::archive_only;
+  std::string reason_;
+  RoundOutcome out_;
+};
+
+Sweep Round::measure_best(const std::string& phase, TimingProtocol protocol) {
+  StepRequest r;
+  r.round = round_;
+  r.phase = phase;
+  r.solution = state_.best.solution;
+  r.solution_text = state_.best.text;
+  r.role = state_.best.content_id == state_.start.content_id ? config_.start_role : "candidate";
+  r.protocol = protocol;
+  return steps_.run(r);
+}
+
+void Round::choose_hypothesis_for_round() {
+  const std::vector<RoundRecord> history = round_records(state_.decisions);
+  SupervisionSettings settings;
+  settings.noise = config_.promotion.min_noise;
+  settings.ask = config_.ask;
+  verdict_ = supervise(history, settings);
+  ChoiceInput in;
+  in.diagnosis = diagnoses_;
+  in.memory = recall(archive_, config_.target.base.definition.name);
+  in.verdict = verdict_;
+  in.stage = Stage::explore;
+  in.history = history;
+  in.directives = take_directives(archive_, state_.loop_id, config_.target.base.definition.name, round_);
+  in.seed = mix_seed(state_.seed, fmt::format("r{}/hypothesis", round_));
+  choice_ = choose_hypothesis(in);
+  if (verdict_.action == Action::ask_person && config_.ask_person) {
+    const std::string answer =
+        config_.ask_person(fmt::format("round {}: {} What should the next round try? (empty: {})", round_,
+                                       fmt::join(verdict_.reasons, " "), choice_.hypothesis.direction));
+    if (!answer.empty()) choice_.hypothesis.directive = answer;
+  }
+  say(fmt::format("  hypothesis: {} / {} / {} ({})", choice_.hypothesis.regime, choice_.hypothesis.family,
+                  choice_.hypothesis.direction, choice_.source));
+}
+
+std::shared_ptr<agents::Agent> Round::agent_for_stage() const {
+  return config_.agents.at(static_cast<std::size_t>(round_ - 1) % config_.agents.size());
+}
+
+bool seen_before(const LoopState& state, const std::vector<CandidateOutcome>& now, const std::string& id) {
+  if (std::find(state.evaluated.begin(), state.evaluated.end(), id) != state.evaluated.end()) return true;
+  return std::any_of(now.begin(), now.end(),
+                     [&](const CandidateOutcome& c) { return c.content_id == id && c.evaluated(); });
+}
+
+void Round::run_stage(const StageBounds& bounds, const Retained& parent) {
+  const std::size_t left = budget_ - out_.evaluated;
+  if (left == 0) {
+    stages_[std::string(bounds.stage)] = {{"note", "the candidate budget is spent"}};
+    return;
+  }
+  const std::shared_ptr<agents::Agent> agent = agent_for_stage();
+  agents::ProposalContext ctx;
+  ctx.definition = config_.target.base.definition;
+  ctx.parent = parent.solution;
+  // The start counts as tried: a variant that compiles in its own setting is no news.
+  ctx.history = {state_.start.solution};
+  ctx.history.insert(ctx.history.end(), state_.history.begin(), state_.history.end());
+  for (const CandidateOutcome& c : outcomes_) {
+    if (c.evaluated()) ctx.history.push_back(c.candidate.solution);
+  }
+  ctx.hypothesis = choice_.hypothesis;
+  ctx.stage = std::string(bounds.stage);
+  ctx.max_candidates = std::min(bounds.max_candidates, left);
+  ctx.evidence = {{"regimes", regimes_json(plan_, diagnoses_)}};
+  ctx.seed = mix_seed(state_.seed, fmt::format("r{}/{}", round_, bounds.stage));
+  ctx.timeout = config_.agent_timeout;
+  if (!config_.workspace_root.empty()) {
+    ctx.workspace = config_.workspace_root / state_.loop_id / fmt::format("r{}-{}", round_, bounds.stage);
+  }
+  const agents::Proposal proposal = agent->propose(ctx);
+  transcripts_.push_back(proposal.transcript);
+  for (const agents::RejectedAnswer& r : proposal.rejected) {
+    rejected_.push_back(
+        {{"agent", agent->name()}, {"stage", bounds.stage}, {"reason", r.reason}, {"excerpt", r.excerpt}});
+  }
+  std::vector<CandidateOutcome> offered;
+  std::vector<std::string> families;
+  for (const agents::Candidate& c : proposal.candidates) {
+    CandidateOutcome o;
+    o.candidate = c;
+    o.agent = agent->name();
+    o.stage = std::string(bounds.stage);
+    o.text = write_solution(c.solution);
+    o.content_id = archive::canonical_hash(o.text);
+    o.parent = parent.content_id;
+    if (o.content_id == state_.best.content_id || seen_before(state_, outcomes_, o.content_id)) {
+      o.skipped = "already evaluated by this loop (same content id)";
+      outcomes_.push_back(std::move(o));
+      continue;
+    }
+    families.push_back(c.family);
+    offered.push_back(std::move(o));
+  }
+  const StageSelection sel = select_for_stage(families, bounds, left);
+  stages_[std::string(bounds.stage)] = sel.json();
+  stages_[std::string(bounds.stage)]["agent"] = agent->name();
+  if (!sel.note.empty()) say("  " + sel.note);
+  for (std::size_t i : sel.chosen) {
+    evaluate(offered[i]);
+    outcomes_.push_back(std::move(offered[i]));
+  }
+}
+
+void Round::evaluate(CandidateOutcome& c) {
+  StepRequest r;
+  r.round = round_;
+  r.solution = c.candidate.solution;
+  r.solution_text = c.text;
+  r.lineage = archive::Lineage{c.parent,           c.agent,      c.candidate.hypothesis,
+                               c.candidate.family, std::nullopt, std::nullopt};
+  const bool gate_is_full = steps_.target().gate_workloads.size() >= steps_.target().base.workloads.size();
+  r.phase = gate_is_full ? "full-1" : "gate";
+  r.scope = gate_is_full ? StepScope::full : StepScope::gate;
+  c.gate = steps_.run(r);
+  ++out_.evaluated;
+  out_.candidates.push_back(c.candidate.solution);
+  out_.candidate_ids.push_back(c.content_id);
+  c.gate_speedup = paired_speedup(baseline_.front(), *c.gate);
+  c.survived_gate = c.gate->all_passed() && c.gate_speedup && *c.gate_speedup > 1;
+  say(fmt::format("  {} {}: gate {} {}", c.stage, c.candidate.solution.name, c.gate->worst_status(),
+                  c.gate_speedup ? fmt::format("{:.3f}x", *c.gate_speedup) : "-"));
+  if (!c.survived_gate) return;
+  if (gate_is_full) {
+    c.full = c.gate;
+  } else {
+    r.phase = "full-1";
+    r.scope = StepScope::full;
+    c.full = steps_.run(r);
+  }
+  c.full_speedup = paired_speedup(baseline_.front(), *c.full);
+}
+
+std::optional<Retained> Round::best_survivor() const {
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < outcomes_.size(); ++i) {
+    const CandidateOutcome& c = outcomes_[i];
+    if (!c.full || !c.full->all_passed() || !c.full_speedup || *c.full_speedup <= 1) continue;
+    if (!best || *c.full_speedup > *outcomes_[*best].full_speedup) best = i;
+  }
+  if (!best) return std::nullopt;
+  const CandidateOutcome& c = outcomes_[*best];
+  return Retained{c.candidate.solution, c.text, c.content_id};
+}
+
+void Round::decide() {
+  const auto survivor = best_survivor();
+  for (std::size_t i = 0; survivor && i < outcomes_.size(); ++i) {
+    if (outcomes_[i].content_id == survivor->content_id && outcomes_[i].evaluated()) contender_ = i;
+  }
+  if (!contender_) {
+    kind_ = archive::DecisionKind::archive_only;
+    reason_ = "no candidate passed every workload faster than the retained best; the candidates are archived";
+    return;
+  }
+  CandidateOutcome& c = outcomes_[*contender_];
+  say(fmt::format("  contender {} ({:.3f}x): paired repeat 2 and confirmation", c.candidate.solution.name,
+                  *c.full_speedup));
+  baseline_.push_back(measure_best("baseline-2", TimingProtocol::official));
+  StepRequest r;
+  r.round = round_;
+  r.solution = c.candidate.solution;
+  r.solution_text = c.text;
+  r.lineage = archive::Lineage{c.parent,           c.agent,      c.candidate.hypothesis,
+                               c.candidate.family, std::nullopt, std::nullopt};
+  r.phase = "full-2";
+  const Sweep c2 = steps_.run(r);
+  const TimingProtocol other = config_.target.official.protocol == TimingProtocol::official
+                                   ? TimingProtocol::robust
+                                   : TimingProtocol::official;
+  baseline_confirm_ = measure_best("baseline-confirm", other);
+  r.phase = "confirm";
+  r.protocol = other;
+  PromotionInput in;
+  in.baseline = baseline_;
+  in.contender = {*c.full, c2};
+  in.baseline_confirm = baseline_confirm_;
+  in.contender_confirm = steps_.run(r);
+  promotion_ = judge_promotion(in, config_.promotion);
+  kind_ = promotion_->promote ? archive::DecisionKind::promote : archive::DecisionKind::reject_restore;
+  reason_ = promotion_->promote
+                ? fmt::format(
+                      "{} is faster than the retained best in {} repeats beyond {:.1f}% noise, N/N, and "
+                      "confirmed by the {} protocol ({:.3f}x)",
+                      c.candidate.solution.name, promotion_->better_repeats, 100 * promotion_->noise,
+                      protocol_name(other), promotion_->confirm_speedup.value_or(0))
+                : fmt::format("{} rejected, the retained best stays: {}", c.candidate.solution.name,
+                              fmt::join(promotion_->failures, "; "));
+}
+
+RoundRecord round_record_of(const std::string& loop_id, std::int64_t round, const Choice& choice,
+                            const std::vector<CandidateOutcome>& outcomes,
+                            std::optional<std::size_t> contender, const Sweep& baseline,
+                            archive::DecisionKind kind, const std::string& reason) {
+  RoundRecord rr;
+  rr.loop_id = loop_id;
+  rr.round = round;
+  rr.stage = Stage::explore;
+  rr.hypothesis = choice.hypothesis;
+  rr.decision = kind;
+  // The round's candidate: the contender, else the fastest evaluated one, else none.
+  std::optional<std::size_t> pick = contender;
+  for (std::size_t i = 0; !pick && i < outcomes.size(); ++i) {
+    if (outcomes[i].evaluated()) pick = i;
+  }
+  if (!pick) {
+    rr.failure = "no candidate was evaluated";
+    return rr;
+  }
+  const CandidateOutcome& c = outcomes[*pick];
+  rr.content_hash = normalised_content_hash(c.candidate.solution);
+  rr.candidate = c.content_id;
+  const Sweep& measured = c.full ? *c.full : *c.gate;
+  rr.passed = measured.all_passed();
+  if (rr.passed) std::tie(rr.best_ms, rr.candidate_ms) = paired_means(baseline, measured);
+  if (!rr.passed) rr.failure = fmt::format("{}: {}", c.candidate.solution.name, measured.worst_status());
+  if (kind == archive::DecisionKind::reject_restore) rr.failure = reason;
+  return rr;
+}
+
+void Round::record() {
+  out_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  ordered_json candidates = ordered_json::array();
+  for (const CandidateOutcome& c : outcomes_) candidates.push_back(c.json());
+  const RoundRecord rr = round_record_of(state_.loop_id, round_, choice_, outcomes_, contender_,
+                                         baseline_.front(), kind_, reason_);
+  ordered_json paired = {{"content_id", state_.best.content_id},
+                         {"name", state_.best.solution.name},
+                         {"repeats", ordered_json::array()}};
+  for (const Sweep& s : baseline_) paired["repeats"].push_back(s.json());
+  paired["confirm"] = baseline_confirm_ ? baseline_confirm_->json() : ordered_json(nullptr);
+  ordered_json evidence = {
+      {"loop_id", state_.loop_id},
+      {"round", round_},
+      {"decision", std::string(archive::decision_kind_name(kind_))},
+      {"reason", reason_},
+      {"seconds", out_.seconds},
+      {"choice", choice_.json()},
+      {"verdict", verdict_.json()},
+      {"diagnosis", regimes_json(plan_, diagnoses_)},
+      {"paired_baseline", std::move(paired)},
+      {"stages", stages_},
+      {"candidates", std::move(candidates)},
+      {"rejected_answers", rejected_},
+      {"agent_transcripts", transcripts_},
+      {"contender", contender_ ? ordered_json(outcomes_[*contender_].content_id) : ordered_json(nullptr)},
+      {"promotion", promotion_ ? promotion_->json() : ordered_json(nullptr)},
+      {"promotion_rule",
+       {{"repeats", config_.promotion.repeats}, {"min_noise", config_.promotion.min_noise}}},
+      {"round_record", round_record_json(rr)}};
+  archive::Decision d;
+  d.loop_id = state_.loop_id;
+  d.round = round_;
+  d.kind = kind_;
+  d.baseline = state_.best.content_id;
+  if (contender_) d.solution = outcomes_[*contender_].content_id;
+  d.evidence = std::move(evidence);
+  d.started_at = started_at_;
+  archive::record_decision(archive_, d);
+  remember(archive_, config_.target.base.definition.name, rr);
+  out_.decision = std::move(d);
+}
+
+RoundOutcome Round::run() {
+  say(fmt::format("round {}: best {} ({})", round_, state_.best.solution.name,
+                  state_.best.content_id.substr(0, 12)));
+  baseline_.push_back(measure_best("baseline-1", TimingProtocol::official));
+  diagnoses_ = diagnose_regimes(steps_.target().base, plan_, baseline_.front());
+  choose_hypothesis_for_round();
+  if (!baseline_.front().all_passed()) {
+    // The retained best must pass to be compared with; nothing can be promoted over it.
+    kind_ = archive::DecisionKind::reject_restore;
+    reason_ = fmt::format("the retained best no longer passes every workload ({}); no candidate is tried",
+                          baseline_.front().worst_status());
+    record();
+    return out_;
+  }
+  run_stage(kExploreBounds, state_.best);
+  if (const auto parent = best_survivor()) {
+    run_stage(kExploitBounds, *parent);
+  } else {
+    stages_["exploit"] = {
+        {"note", "no explore candidate passed faster than the retained best: nothing to exploit"}};
+  }
+  decide();
+  record();
+  say(fmt::format("round {}: {} - {}", round_, archive::decision_kind_name(kind_), reason_));
+  return out_;
+}
+
+}  // namespace
+
+RoundOutcome run_round(archive::Archive& archive, const LoopConfig& config, const LoopState& state,
+                       StepRunner& steps, const RegimePlan& plan, std::int64_t round, std::size_t budget) {
+  return Round(archive, config, state, steps, plan, round, budget).run();
+}
+
+}  // namespace kh::control

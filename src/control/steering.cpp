@@ -1,0 +1,1 @@
+#include "control/steering.h"

@@ -1,0 +1,163 @@
+#include "control/step_runner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "archive/canonical_json.h"
+#include "archive/evaluation_record.h"
+#include "archive/run_writer.h"
+#include "archive/utc_time.h"
+#include "control/seed_mix.h"
+#include "error/error.h"
+#include "eval/trace_record.h"
+
+namespace kh::control {
+
+namespace {
+
+// The key is the last element of the run's command line: `..., "--step", "<key>"]`.
+std::string command_line_suffix(std::string_view key) {
+  return nlohmann::json::array({"--step", std::string(key)}).dump().substr(1);
+}
+
+// Run-to-run spread of one workload's latency, relative: official, the spread of the
+// trial medians; robust (one trial), half the 95% interval of the median.
+double workload_noise(const nlohmann::json& latency) {
+  const auto medians = latency.value("trial_medians_ms", std::vector<double>{});
+  if (medians.size() >= 2) {
+    const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
+    double mean = 0;
+    for (double m : medians) mean += m;
+    mean /= static_cast<double>(medians.size());
+    return mean > 0 ? (*hi - *lo) / mean : 0;
+  }
+  const nlohmann::json samples = latency.value("samples", nlohmann::json::object());
+  const double median = samples.value("median_ms", 0.0);
+  if (median <= 0) return 0;
+  return (samples.value("ci95_high_ms", median) - samples.value("ci95_low_ms", median)) / 2 / median;
+}
+
+void read_speed_of_light(const nlohmann::json& j, SweepWorkload& w) {
+  if (!j.is_object() || !j.contains("floor_ms") || !j["floor_ms"].is_number()) return;
+  SpeedOfLight s;
+  s.floor_s = j["floor_ms"].get<double>() / 1e3;
+  s.bound = j.value("bound", "");
+  s.intensity = j.value("arithmetic_intensity", 0.0);
+  s.ridge = j.value("ridge_point", 0.0);
+  w.speed_of_light = s;
+  w.sol_fraction = j.value("fraction", 0.0);
+}
+
+EvaluationTarget step_target(const LoopTarget& t, const StepRequest& r) {
+  EvaluationTarget target = t.base;
+  target.candidate = r.solution;
+  if (r.scope == StepScope::gate && !t.gate_workloads.empty()) {
+    target.workloads.clear();
+    for (std::size_t i : t.gate_workloads) target.workloads.push_back(t.base.workloads.at(i));
+  }
+  return target;
+}
+
+}  // namespace
+
+std::string step_key(std::string_view loop_id, std::int64_t round, std::string_view phase,
+                     std::string_view content_id) {
+  return fmt::format("{}/r{}/{}/{}", loop_id, round, phase, content_id.substr(0, 16));
+}
+
+std::optional<archive::RowId> find_step_run(archive::Archive& archive, std::string_view key) {
+  const std::string suffix = command_line_suffix(key);
+  archive::Statement s = archive.db().prepare(
+      "SELECT id FROM runs WHERE origin = 'controller' AND substr(command_line_json, -length(?1)) = ?1 "
+      "ORDER BY id LIMIT 1");
+  s.bind(1, suffix);
+  if (!s.step()) return std::nullopt;
+  return s.column_int(0);
+}
+
+std::int64_t count_step_runs(archive::Archive& archive, std::string_view loop_id) {
+  // Keys start with the loop id and a slash: `"--step","<loop>/r`.
+  const std::string prefix = nlohmann::json(std::string(loop_id) + "/r").dump();
+  archive::Statement s = archive.db().prepare(
+      "SELECT count(*) FROM runs WHERE origin = 'controller' AND instr(command_line_json, ?1) > 0");
+  s.bind(1, "\"--step\"," + prefix.substr(0, prefix.size() - 1));
+  s.step();
+  return s.column_int(0);
+}
+
+Sweep read_sweep(archive::Archive& archive, archive::RowId run_id) {
+  Sweep sweep;
+  sweep.run_id = run_id;
+  archive::Statement p = archive.db().prepare("SELECT protocol FROM runs WHERE id = ?");
+  p.bind(1, run_id);
+  if (p.step()) sweep.protocol = p.column_text(0);
+  archive::Statement s = archive.db().prepare(
+      "SELECT workload_uuid, status, latency_ms, line FROM traces WHERE run_id = ? ORDER BY id");
+  s.bind(1, run_id);
+  while (s.step()) {
+    SweepWorkload w;
+    w.uuid = s.column_text(0);
+    w.status = s.column_text(1);
+    if (w.status == "PASSED") w.latency_ms = s.column_optional_double(2);
+    const nlohmann::json line = nlohmann::json::parse(s.column_text(3), nullptr, false);
+    if (line.is_object() && line.contains("evaluation") && line["evaluation"].is_object()) {
+      const nlohmann::json ours = line["evaluation"].value("kharness", nlohmann::json::object());
+      if (ours.contains("latency")) w.noise = workload_noise(ours["latency"]);
+      if (ours.contains("speed_of_light")) read_speed_of_light(ours["speed_of_light"], w);
+    }
+    sweep.workloads.push_back(std::move(w));
+  }
+  if (sweep.workloads.empty()) {
+    throw Error(Location{archive.dir().string(), 0, "runs"}, fmt::format("run {} has no traces", run_id));
+  }
+  return sweep;
+}
+
+StepRunner::StepRunner(archive::Archive& archive, std::string loop_id, LoopTarget target, std::uint64_t seed,
+                       std::vector<std::string> command_line,
+                       std::function<void(const std::string&)> progress)
+    : archive_(archive),
+      loop_id_(std::move(loop_id)),
+      target_(std::move(target)),
+      seed_(seed),
+      command_line_(std::move(command_line)),
+      progress_(std::move(progress)) {}
+
+Sweep StepRunner::run(const StepRequest& r) {
+  const std::string content_id = archive::canonical_hash(r.solution_text);
+  const std::string key = step_key(loop_id_, r.round, r.phase, content_id);
+  if (const auto id = find_step_run(archive_, key)) {
+    ++reused_;
+    Sweep s = read_sweep(archive_, *id);
+    s.reused = true;
+    return s;
+  }
+  const EvaluationTarget target = step_target(target_, r);
+  EvalOptions options = r.protocol == TimingProtocol::official ? target_.official : target_.robust;
+  options.seed = mix_seed(seed_, key);  // a redone step draws the same inputs
+  if (progress_) {
+    progress_(fmt::format("  {} {} on {} workload(s), {}", r.phase, r.solution.name, target.workloads.size(),
+                          protocol_name(options.protocol)));
+  }
+  archive::EvaluationContext context;
+  context.started_at = archive::utc_now();
+  const SolutionEvaluation result = evaluate_solution(target, options);
+  std::vector<Trace> traces;
+  for (const WorkloadResult& w : result.workloads)
+    traces.push_back(make_trace(target, result, w, options, {}));
+  context.candidate_json = r.solution_text;
+  context.candidate_role = r.role;
+  context.lineage = r.lineage;
+  context.origin = "controller";
+  context.command_line = command_line_;
+  context.command_line.insert(context.command_line.end(), {"--step", key});
+  context.finished_at = archive::utc_now();
+  const archive::WrittenRun written =
+      archive::write_run(archive_, archive::evaluation_record(target, result, options, traces, context));
+  ++measured_;
+  return read_sweep(archive_, written.run_id);
+}
+
+}  // namespace kh::control

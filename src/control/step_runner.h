@@ -1,0 +1,77 @@
+// The loop's evaluations. Each is named by a step key ("<loop>/r3/gate/<content id>")
+// and recorded as one archived run (origin "controller", the key at the end of its
+// command line), so a loop killed at any moment and started again reuses every
+// evaluation that was recorded and redoes the one that was not: none lost, none
+// repeated. Results are always read back from the archive, so a reused sweep and a
+// fresh one are the same numbers from the same place.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "archive/archive.h"
+#include "archive/index_rows.h"
+#include "archive/run_record.h"
+#include "control/sweep.h"
+#include "eval/eval_options.h"
+#include "eval/evaluator.h"
+
+namespace kh::control {
+
+// What every evaluation of a loop shares.
+struct LoopTarget {
+  EvaluationTarget base;                    // every workload; the candidate is replaced per step
+  std::vector<std::size_t> gate_workloads;  // indices into base.workloads: the regimes' representatives
+  EvalOptions official;                     // the timing of gates, full sweeps and paired repeats
+  EvalOptions robust;                       // the other protocol, for confirmation
+};
+
+enum class StepScope { gate, full };
+
+struct StepRequest {
+  std::int64_t round = 0;
+  std::string phase;  // "baseline-1", "gate", "full-1", "confirm", ...
+  Solution solution;
+  std::string solution_text;  // the exact JSON archived (its canonical hash is the content id)
+  std::string role = "candidate";
+  archive::Lineage lineage;
+  StepScope scope = StepScope::full;
+  TimingProtocol protocol = TimingProtocol::official;
+};
+
+class StepRunner {
+ public:
+  StepRunner(archive::Archive& archive, std::string loop_id, LoopTarget target, std::uint64_t seed,
+             std::vector<std::string> command_line, std::function<void(const std::string&)> progress);
+
+  // Throws kh::Error for failures of the harness; a failing candidate is a status.
+  Sweep run(const StepRequest& request);
+
+  [[nodiscard]] const LoopTarget& target() const noexcept { return target_; }
+  [[nodiscard]] std::size_t measured() const noexcept { return measured_; }
+  [[nodiscard]] std::size_t reused() const noexcept { return reused_; }
+
+ private:
+  archive::Archive& archive_;
+  std::string loop_id_;
+  LoopTarget target_;
+  std::uint64_t seed_;
+  std::vector<std::string> command_line_;
+  std::function<void(const std::string&)> progress_;
+  std::size_t measured_ = 0;
+  std::size_t reused_ = 0;
+};
+
+[[nodiscard]] std::string step_key(std::string_view loop_id, std::int64_t round, std::string_view phase,
+                                   std::string_view content_id);
+// The run recorded for a step, if any.
+[[nodiscard]] std::optional<archive::RowId> find_step_run(archive::Archive& archive, std::string_view key);
+// The run's traces as a sweep, in evaluation order. Throws kh::Error when the run has none.
+[[nodiscard]] Sweep read_sweep(archive::Archive& archive, archive::RowId run_id);
+// How many runs this loop recorded (every step of every round).
+[[nodiscard]] std::int64_t count_step_runs(archive::Archive& archive, std::string_view loop_id);
+
+}  // namespace kh::control

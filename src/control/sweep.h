@@ -1,0 +1,45 @@
+// One sweep: one solution measured on a set of workloads in one evaluation (one worker
+// session, one protocol). What the gate, full validation, the paired baseline and the
+// confirmation each produce, and what promotion compares.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "eval/speed_of_light.h"
+
+namespace kh::control {
+
+struct SweepWorkload {
+  std::string uuid;
+  std::string status;                          // PASSED, INCORRECT_NUMERICAL, REWARD_HACK, ...
+  std::optional<double> latency_ms;            // present when it passed and was timed
+  double noise = 0;                            // relative run-to-run spread of this measurement
+  std::optional<SpeedOfLight> speed_of_light;  // the floor on this device, when the model and peaks are known
+  double sol_fraction = 0;                     // floor / latency, 0 when unknown
+};
+
+struct Sweep {
+  std::string protocol;  // official | robust
+  std::vector<SweepWorkload> workloads;
+  std::int64_t run_id = 0;  // the archived run it was read from; 0 for synthetic sweeps
+  bool reused = false;      // read back from the archive rather than measured now
+
+  [[nodiscard]] std::size_t passed() const;
+  [[nodiscard]] bool all_passed() const { return !workloads.empty() && passed() == workloads.size(); }
+  // The median of the workloads' noise (0 when none was timed).
+  [[nodiscard]] double noise() const;
+  // The first status that is not PASSED, or "PASSED".
+  [[nodiscard]] std::string worst_status() const;
+  [[nodiscard]] nlohmann::ordered_json json() const;
+};
+
+// Geometric mean over the workloads both sweeps timed of baseline / candidate latency:
+// above 1 when the candidate is faster. nullopt when they share no timed workload.
+[[nodiscard]] std::optional<double> paired_speedup(const Sweep& baseline, const Sweep& candidate);
+
+}  // namespace kh::control

@@ -1,0 +1,189 @@
+// `kharness optimize` end to end on the CPU backend: the tuner finds and promotes a
+// clearly faster knob setting, replayed wrong and cheating kernels are never promoted,
+// and a loop killed with SIGKILL resumes to the same best without losing or repeating
+// an evaluation.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "archive/archive.h"
+#include "archive/controller_log.h"
+#include "archive/sqlite_statement.h"
+#include "cli/kharness_command.h"
+#include "support/temp_dir.h"
+
+extern char** environ;
+
+namespace kh {
+namespace {
+
+using cli_test::run;
+using cli_test::Stderr;
+
+const std::filesystem::path kSource = KHARNESS_SOURCE_DIR;
+const std::string kSlow = (kSource / "tests/control/data/rmsnorm_slow_knobs.json").string();
+const std::string kFastName = "rmsnorm_slow_knobs+ROW_PASSES=1,BATCH_PASSES=1";
+
+std::string loop_args(const std::filesystem::path& archive, const std::string& rest) {
+  return "optimize --definition rmsnorm_h128 --small --backend cpu --no-reference-timing --archive '" +
+         archive.string() + "' " + rest;
+}
+
+nlohmann::json run_json(const std::string& args) {
+  const auto r = run(args + " --json", Stderr::dropped);
+  EXPECT_EQ(r.status, 0) << r.out;
+  return nlohmann::json::parse(r.out);
+}
+
+std::vector<archive::Decision> decisions(const std::filesystem::path& dir, const nlohmann::json& summary) {
+  archive::Archive a = archive::Archive::open_existing(dir);
+  return archive::load_decisions(a, summary.at("loop_id").get<std::string>());
+}
+
+// Every controller run's step key, as recorded (one per evaluation).
+std::vector<std::string> step_keys(const std::filesystem::path& dir) {
+  archive::Archive a = archive::Archive::open_existing(dir);
+  archive::Statement s = a.db().prepare(
+      "SELECT substr(command_line_json, instr(command_line_json, '\"--step\"')) FROM runs WHERE origin = "
+      "'controller'");
+  std::vector<std::string> keys;
+  while (s.step()) keys.push_back(s.column_text(0));
+  return keys;
+}
+
+TEST(OptimizeCommand, TunerPromotesAClearlyFasterSettingAndSaysWhy) {
+  test::TempDir tmp("optimize-tuner");
+  const auto archive = tmp.path() / "a";
+  const nlohmann::json s = run_json(loop_args(archive, "--from '" + kSlow + "' --rounds 1 --seed 7"));
+  EXPECT_EQ(s.at("best").at("name"), kFastName);
+  ASSERT_EQ(s.at("decisions").size(), 1u);
+  EXPECT_EQ(s.at("decisions")[0].at("kind"), "promote");
+  EXPECT_GT(s.at("speedup_over_start").get<double>(), 1.5);
+
+  const auto ds = decisions(archive, s);
+  ASSERT_EQ(ds.size(), 1u);
+  const auto& e = ds[0].evidence;
+  const auto& p = e.at("promotion");
+  EXPECT_TRUE(p.at("promote").get<bool>()) << p.dump(2);
+  ASSERT_EQ(p.at("repeats").size(), 2u);
+  for (const auto& r : p.at("repeats")) {
+    EXPECT_GT(r.at("speedup").get<double>(), 1 + p.at("noise").get<double>());
+  }
+  EXPECT_TRUE(p.at("confirmed").get<bool>());
+  EXPECT_EQ(e.at("paired_baseline").at("repeats").size(), 2u);
+  EXPECT_EQ(e.at("paired_baseline").at("confirm").at("protocol"), "robust");
+  EXPECT_EQ(e.at("stages").at("explore").at("families"), 3);
+  EXPECT_TRUE(e.at("stages").at("explore").at("within_bounds").get<bool>());
+  EXPECT_EQ(ds[0].baseline, s.at("start").at("content_id"));
+  EXPECT_EQ(ds[0].solution, s.at("best").at("content_id"));
+}
+
+// A solution JSON for rmsnorm_h128 made of one of tests/eval's gallery kernels.
+std::string gallery_solution(const std::filesystem::path& dir, const std::string& file) {
+  const auto read = [](const std::filesystem::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const auto gallery = kSource / "tests/eval/solutions/rmsnorm_h128";
+  nlohmann::json j = {{"name", std::filesystem::path(file).stem().string()},
+                      {"definition", "rmsnorm_h128"},
+                      {"author", "kharness tests"},
+                      {"spec",
+                       {{"language", "cpp"},
+                        {"target_hardware", {"cpu"}},
+                        {"entry_point", file + "::rmsnorm"},
+                        {"binding", "kharness"}}},
+                      {"sources",
+                       {{{"path", file}, {"content", read(gallery / file)}},
+                        {{"path", "rmsnorm_common.h"}, {"content", read(gallery / "rmsnorm_common.h")}}}}};
+  const auto path = dir / (j["name"].get<std::string>() + ".json");
+  std::ofstream(path) << j.dump(2);
+  return path.string();
+}
+
+TEST(OptimizeCommand, ReplayedWrongAndCheatingCandidatesAreNotPromoted) {
+  test::TempDir tmp("optimize-replay");
+  const auto archive = tmp.path() / "a";
+  const std::string wrong = gallery_solution(tmp.path(), "wrong.cpp");
+  const std::string cheat = gallery_solution(tmp.path(), "modifies_input.cpp");
+  const std::string start = (kSource / "examples/solutions/rmsnorm_h128_cpu.json").string();
+  const nlohmann::json s =
+      run_json(loop_args(archive, "--from '" + start + "' --agent replay --replay '" + wrong +
+                                      "' --replay '" + cheat + "' --rounds 1 --seed 5"));
+  EXPECT_EQ(s.at("best").at("content_id"), s.at("start").at("content_id"));
+  const auto ds = decisions(archive, s);
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_NE(ds[0].kind, archive::DecisionKind::promote);
+  std::set<std::string> statuses;
+  for (const auto& c : ds[0].evidence.at("candidates"))
+    statuses.insert(c.at("gate").at("workloads")[0].at("status"));
+  EXPECT_EQ(statuses, (std::set<std::string>{"INCORRECT_NUMERICAL", "REWARD_HACK"}));
+}
+
+pid_t spawn_quiet(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  EXPECT_EQ(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  return pid;
+}
+
+TEST(OptimizeCommand, KilledMidRoundItResumesWithNothingLostOrRepeated) {
+  test::TempDir tmp("optimize-kill");
+  const auto archive = tmp.path() / "a";
+  const pid_t pid = spawn_quiet({KHARNESS_BINARY, "optimize", "--definition", "rmsnorm_h128", "--small",
+                                 "--backend", "cpu", "--no-reference-timing", "--archive", archive.string(),
+                                 "--from", kSlow, "--rounds", "2", "--seed", "11"});
+  // Kill it in the middle of round 1: after its fourth evaluation was recorded.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (std::filesystem::exists(archive / "index.sqlite") && step_keys(archive).size() >= 4) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the loop finished before it could be killed";
+  const std::size_t before = step_keys(archive).size();
+  ASSERT_LT(before, 9u);
+
+  const std::string args = loop_args(archive, "--from '" + kSlow + "' --rounds 2 --seed 11");
+  const nlohmann::json s = run_json(args);
+  EXPECT_TRUE(s.at("resumed").get<bool>());
+  EXPECT_EQ(s.at("best").at("name"), kFastName);
+  EXPECT_EQ(s.at("evaluations_reused").get<std::size_t>(), before);
+  const auto keys = step_keys(archive);
+  // Round 1: baseline, 3 candidates, paired repeat 2 of both, confirmation of both;
+  // round 2: the baseline, and no untried setting is left.
+  EXPECT_EQ(keys.size(), 9u);
+  EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()).size(), keys.size())
+      << "an evaluation was repeated";
+  const auto ds = decisions(archive, s);
+  ASSERT_EQ(ds.size(), 2u);
+  EXPECT_EQ(ds[0].round, 1);
+  EXPECT_EQ(ds[0].kind, archive::DecisionKind::promote);
+  EXPECT_EQ(ds[1].round, 2);
+
+  const nlohmann::json again = run_json(args);  // finished: nothing left to do or measure
+  EXPECT_EQ(again.at("best").at("content_id"), s.at("best").at("content_id"));
+  EXPECT_EQ(again.at("evaluations_measured"), 0);
+  EXPECT_EQ(again.at("rounds_this_run"), 0);
+}
+
+}  // namespace
+}  // namespace kh
