@@ -82,8 +82,10 @@ WorkspaceSettings read_workspace_settings(ConfigReader& r) {
   if (auto dir = r.text("operators_dir", ""); !dir.empty()) s.skills.operators_dir = dir;
   s.skills_budget = static_cast<std::size_t>(r.integer("skills_budget", 8000));
   s.limits.languages = r.texts("languages", {});
-  s.limits.max_file_bytes = static_cast<std::size_t>(r.integer("max_file_bytes", 256 * 1024, 1));
-  s.limits.max_candidate_bytes = static_cast<std::size_t>(r.integer("max_candidate_bytes", 1024 * 1024, 1));
+  s.limits.max_file_bytes =
+      static_cast<std::size_t>(r.integer("max_file_bytes", std::int64_t{256} * 1024, 1));
+  s.limits.max_candidate_bytes =
+      static_cast<std::size_t>(r.integer("max_candidate_bytes", std::int64_t{1024} * 1024, 1));
   s.limits.max_files = static_cast<std::size_t>(r.integer("max_files", 16, 1));
   return s;
 }

@@ -46,7 +46,7 @@ fs::path resolve_declared(const fs::path& folder, const std::string& rel) {
   std::error_code ec;
   const fs::file_status st = fs::symlink_status(p, ec);
   if (ec || !fs::exists(st)) throw Rejection{fmt::format("source '{}' is declared but missing", rel)};
-  const fs::path real = fs::weakly_canonical(p, ec);
+  fs::path real = fs::weakly_canonical(p, ec);
   if (ec || !inside(fs::weakly_canonical(folder), real)) {
     throw Rejection{fmt::format("source '{}' is a symlink out of the candidate's folder", rel)};
   }
@@ -150,7 +150,7 @@ Candidate read_candidate(const fs::path& folder, const std::string& label, const
   if (!fs::is_regular_file(manifest_file)) throw Rejection{"no manifest.json in the candidate's folder"};
   AnswerManifest m;
   try {
-    m = parse_answer_manifest(read_bytes(manifest_file, 64 * 1024), label + "/manifest.json");
+    m = parse_answer_manifest(read_bytes(manifest_file, std::size_t{64} * 1024), label + "/manifest.json");
   } catch (const Error& e) {
     throw Rejection{fmt::format("bad manifest: {}", e.what())};
   }

@@ -23,8 +23,8 @@
 namespace kh::agents {
 
 struct AnswerLimits {
-  std::size_t max_file_bytes = 256 * 1024;
-  std::size_t max_candidate_bytes = 1024 * 1024;
+  std::size_t max_file_bytes = std::size_t{256} * 1024;
+  std::size_t max_candidate_bytes = std::size_t{1024} * 1024;
   std::size_t max_files = 16;
   // Languages accepted; empty: the parent's language only (the backend builds it).
   std::vector<std::string> languages;

@@ -48,7 +48,7 @@ CliAgentConfig read_cli_agent_config(const nlohmann::json& config) {
   CliAgentConfig c;
   c.command = r.required_text("command");
   c.timeout = std::chrono::seconds(r.integer("timeout_s", 0));
-  c.capture_bytes = static_cast<std::size_t>(r.integer("capture_bytes", 64 * 1024, 1024));
+  c.capture_bytes = static_cast<std::size_t>(r.integer("capture_bytes", std::int64_t{64} * 1024, 1024));
   c.secret_env = r.texts("secret_env", c.secret_env);
   c.workspace = read_workspace_settings(r);
   r.finish();

@@ -29,7 +29,7 @@ namespace kh::agents {
 struct CliAgentConfig {
   std::string command;
   std::chrono::seconds timeout{0};  // 0: the request's timeout
-  std::size_t capture_bytes = 64 * 1024;
+  std::size_t capture_bytes = std::size_t{64} * 1024;
   std::vector<std::string> secret_env = {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"};
   WorkspaceSettings workspace;
 };

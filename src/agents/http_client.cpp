@@ -57,7 +57,8 @@ HttpResponse http_post(const HttpRequest& request) {
   if (!curl) throw Error("libcurl: curl_easy_init failed");
   std::unique_ptr<curl_slist, ListDeleter> headers;
   for (const auto& [name, value] : request.headers) {
-    const std::string line = name + ": " + value;
+    std::string line = name;
+    line.append(": ").append(value);
     curl_slist* grown = curl_slist_append(headers.get(), line.c_str());
     if (grown == nullptr) throw Error("libcurl: curl_slist_append failed");
     static_cast<void>(headers.release());

@@ -59,6 +59,7 @@ ComposedSkills compose_skills(const std::vector<Skill>& skills, const SkillQuery
 
   ComposedSkills out;
   std::vector<ComposedSkill> kept;
+  kept.reserve(chosen.size());
   for (const Skill* s : chosen) kept.push_back(summary(*s));
   // Drop from the end (lowest priority) until the text, with its note on what was
   // dropped, fits. The note grows as skills leave, so it is recounted every time.

@@ -105,6 +105,7 @@ TEST(SkillLibrary, ShippedSkillsAllParseAndComposeForAnOperator) {
                              std::filesystem::path(KHARNESS_SOURCE_DIR) / "operators"};
   const std::vector<Skill> skills = load_skills(sources);
   std::vector<std::string> names;
+  names.reserve(skills.size());
   for (const auto& s : skills) names.push_back(s.name);
   for (const char* expected : {"forbidden_tricks", "promotion_rules", "reading_the_diagnosis",
                                "profiling_procedure", "hopper_cuda_habits", "operator:rmsnorm_h128"}) {

@@ -108,6 +108,13 @@ TEST_P(OptimizeWithChatAgent, PromotesOnlyTheImprovementAndArchivesNoKey) {
   const std::string evidence =
       archive::load_decisions(a, s.at("loop_id").get<std::string>())[0].evidence.dump();
   EXPECT_NE(evidence.find("malformed output"), std::string::npos) << "the rejected answer must be archived";
+  const auto costs =
+      archive::load_decisions(a, s.at("loop_id").get<std::string>())[0].evidence.at("agent_costs");
+  ASSERT_FALSE(costs.empty());
+  EXPECT_EQ(costs[0].at("input_tokens"), 5000);
+  EXPECT_EQ(costs[0].at("output_tokens"), 3000);
+  EXPECT_NE(costs[0].at("cost_note").get<std::string>().find("retry after 429"), std::string::npos)
+      << costs.dump();
   expect_no_key_in(archive);
 }
 
