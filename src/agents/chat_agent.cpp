@@ -83,6 +83,15 @@ ChatAgentConfig read_chat_agent_config(const std::string& provider, const nlohma
   return c;
 }
 
+ChatAgent::ChatAgent(std::unique_ptr<ChatApi> api, ChatAgentConfig config)
+    : api_(std::move(api)), config_(std::move(config)) {
+  const char* key = std::getenv(config_.api_key_env.c_str());
+  if (config_.require_key && (key == nullptr || *key == '\0')) {
+    throw Error(Location{"", 0, name() + ".api_key_env"},
+                fmt::format("set the API key in the environment variable {}", config_.api_key_env));
+  }
+}
+
 Proposal ChatAgent::propose(const ProposalContext& context) {
   if (context.workspace.empty()) {
     throw Error(Location{"", 0, "workspace"}, name() + " agent needs a workspace folder for its answer");

@@ -36,8 +36,9 @@ struct ChatAgentConfig {
 
 class ChatAgent final : public Agent {
  public:
-  ChatAgent(std::unique_ptr<ChatApi> api, ChatAgentConfig config)
-      : api_(std::move(api)), config_(std::move(config)) {}
+  // Throws kh::Error when the config requires a key and its variable is unset, so a
+  // loop fails before its first round rather than at its first proposal.
+  ChatAgent(std::unique_ptr<ChatApi> api, ChatAgentConfig config);
   [[nodiscard]] std::string name() const override { return api_->provider(); }
   [[nodiscard]] Proposal propose(const ProposalContext& context) override;
 
