@@ -53,3 +53,15 @@ else()
   set(KHARNESS_WITH_HTTPLIB OFF)
   message(STATUS "kharness: cpp-httplib not found, `kharness serve` disabled")
 endif()
+
+# libcurl carries the HTTP agents (openai, anthropic): TLS, proxies, HTTP/2 and timeouts
+# that a hand-written client would have to re-earn. Optional: without it those agents
+# say so and all else builds.
+find_package(CURL QUIET)
+if(CURL_FOUND)
+  set(KHARNESS_WITH_CURL ON)
+  message(STATUS "kharness: HTTP agents ON (libcurl ${CURL_VERSION_STRING})")
+else()
+  set(KHARNESS_WITH_CURL OFF)
+  message(STATUS "kharness: libcurl not found, the openai and anthropic agents are disabled")
+endif()

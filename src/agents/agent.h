@@ -30,15 +30,17 @@ struct Hypothesis {
 // What the controller gives an agent for one generation request.
 struct ProposalContext {
   Definition definition;
-  Solution parent;                  // the retained best the agent starts from
-  std::vector<Solution> history;    // earlier candidates of this loop, newest last (for memory)
+  Solution parent;                // the retained best the agent starts from
+  std::vector<Solution> history;  // earlier candidates of this loop, newest last (for memory)
   Hypothesis hypothesis;
-  std::string stage;                // "explore" or "exploit"
-  std::size_t max_candidates = 1;   // the agent may return fewer, never more
+  std::string stage;               // "explore" or "exploit"
+  std::size_t max_candidates = 1;  // the agent may return fewer, never more
   std::chrono::seconds timeout{600};
-  std::filesystem::path workspace;  // prepared by the controller (docs/agents.md); may be empty for tuner/replay
+  std::filesystem::path
+      workspace;  // prepared by the controller (docs/agents.md); may be empty for tuner/replay
   nlohmann::ordered_json evidence = nlohmann::ordered_json::object();  // diagnosis report (JSON)
-  std::uint64_t seed = 0;           // for agents that choose at random: same seed, same proposal
+  std::string evidence_markdown;  // the same report as profile.md, when the controller has it
+  std::uint64_t seed = 0;         // for agents that choose at random: same seed, same proposal
 };
 
 // One candidate as the agent proposed it, with how it was made.
@@ -58,11 +60,11 @@ struct RejectedAnswer {
 struct Proposal {
   std::vector<Candidate> candidates;
   std::vector<RejectedAnswer> rejected;
-  std::string transcript;                // prompt and response text, keys never included
+  std::string transcript;  // prompt and response text, keys never included
   std::optional<std::int64_t> input_tokens;
   std::optional<std::int64_t> output_tokens;
-  double seconds = 0;                    // wall time the agent took
-  std::string cost_note;                 // e.g. "2 API calls, 1 retry after 429"
+  double seconds = 0;     // wall time the agent took
+  std::string cost_note;  // e.g. "2 API calls, 1 retry after 429"
 };
 
 class Agent {

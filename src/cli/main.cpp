@@ -10,6 +10,7 @@
 #include "cli/report_command.h"
 #include "cli/serve_command.h"
 #include "cli/steer_command.h"
+#include "cli/skills_command.h"
 #include "cli/validate_command.h"
 
 int main(int argc, char** argv) {
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
   kh::cli::register_report(app, exit_code);
   kh::cli::register_serve(app, exit_code);
   kh::cli::register_steer(app, exit_code);
+  kh::cli::register_skills(app, exit_code);
   kh::cli::register_optimize(app, exit_code);
   kh::cli::register_worker(app, exit_code);
   kh::cli::remember_invocation(argc, argv);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "agents/agent_factory.h"
 #include "agents/replay_agent.h"
 #include "agents/tuner_agent.h"
 #include "archive/set_files.h"
@@ -25,7 +26,8 @@ namespace {
 
 struct OptimizeArgs {
   std::string definition, trace_set, from, archive, operators, loop_id;
-  std::vector<std::string> agents, replay;
+  std::vector<std::string> agents, replay, agent_configs;
+  std::int64_t agent_timeout_s = 600;
   std::string backend = "auto";
   std::int64_t rounds = 3;
   std::int64_t max_candidates = 40;
@@ -78,6 +80,19 @@ std::pair<Solution, std::string> solution_from(archive::Archive& store, const st
   return {parse_solution(text, Location{where, 0, ""}), text};
 }
 
+// --agent-config NAME=CONFIG names its agent; a plain CONFIG serves every agent that has
+// no NAME= entry. CONFIG is a JSON file or inline JSON (docs/agents.md).
+std::string agent_config_for(const std::vector<std::string>& configs, const std::string& agent) {
+  std::string plain;
+  for (const std::string& c : configs) {
+    const auto eq = c.find('=');
+    const bool named = eq != std::string::npos && c.find_first_of("{/.") > eq;
+    if (named && c.substr(0, eq) == agent) return c.substr(eq + 1);
+    if (!named) plain = c;
+  }
+  return plain;
+}
+
 std::vector<std::shared_ptr<agents::Agent>> make_agents(const OptimizeArgs& a, archive::Archive& store) {
   std::vector<std::string> names = a.agents;
   if (names.empty()) names.emplace_back(a.replay.empty() ? "tuner" : "replay");
@@ -95,7 +110,7 @@ std::vector<std::shared_ptr<agents::Agent>> make_agents(const OptimizeArgs& a, a
       }
       out.push_back(std::make_shared<agents::ReplayAgent>(std::move(items)));
     } else {
-      throw Error(Location{"", 0, "--agent"}, fmt::format("unknown agent '{}' (tuner, replay)", n));
+      out.push_back(agents::make_agent(agents::agent_spec(n, agent_config_for(a.agent_configs, n))));
     }
   }
   return out;
@@ -138,6 +153,8 @@ int run_optimize_command(const OptimizeArgs& a) {
     std::tie(c.start, c.start_text) = solution_from(store, a.from, "--from");
   }
   c.agents = make_agents(a, store);
+  c.workspace_root = std::filesystem::path(a.archive) / "workspaces";
+  c.agent_timeout = std::chrono::seconds(a.agent_timeout_s);
   c.target = loop_target(a, ops, in, backend);
   c.budget = control::LoopBudget{a.rounds, a.max_candidates, a.time_s};
   c.promotion = control::PromotionRule{a.repeats, a.min_noise};
@@ -173,9 +190,16 @@ void register_optimize(CLI::App& app, int& exit_code) {
   cmd->add_option("--from", a->from,
                   "Starting solution: a JSON file or a unique prefix of an archived content id (default: the "
                   "operator's baseline for the backend)");
-  cmd->add_option("--agent", a->agents,
-                  "tuner (default) or replay; repeatable or a comma list: one per stage")
+  cmd->add_option(
+         "--agent", a->agents,
+         "tuner (default), replay, cli, openai or anthropic; repeatable or a comma list: one per round "
+         "(docs/agents.md)")
       ->delimiter(',');
+  cmd->add_option("--agent-config", a->agent_configs,
+                  "An agent's JSON config, a file or inline: CONFIG for every configurable agent, or "
+                  "NAME=CONFIG (repeatable); keys in docs/agents.md");
+  cmd->add_option("--agent-timeout", a->agent_timeout_s, "Seconds one proposal of an agent may take (600)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--replay", a->replay,
                   "Solutions the replay agent re-proposes: files or content id prefixes");
   cmd->add_option("--rounds", a->rounds, "Rounds in all, counting those of earlier runs of this loop")

@@ -2,7 +2,9 @@
 // where, with which agents, within which budgets, and how to measure.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -28,6 +30,10 @@ struct LoopConfig {
   std::string start_text;                // its JSON exactly (its canonical hash names it)
   std::string start_role = "candidate";  // "baseline" when it is the operator's baseline
   std::vector<std::shared_ptr<agents::Agent>> agents;  // the controller picks one per stage
+  // Agents' workspaces (docs/agents.md): <root>/<loop>/r<round>-<stage>; empty: none
+  // (the tuner and replay need none; cli, openai and anthropic do).
+  std::filesystem::path workspace_root;
+  std::chrono::seconds agent_timeout{600};  // one proposal, wall clock
   LoopTarget target;
   LoopBudget budget;
   PromotionRule promotion;

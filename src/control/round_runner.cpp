@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include "archive/canonical_json.h"
 #include "archive/utc_time.h"
@@ -90,6 +91,7 @@ class Round {
   ordered_json stages_ = ordered_json::object();
   ordered_json rejected_ = ordered_json::array();
   std::vector<std::string> transcripts_;
+  ordered_json agent_costs_ = ordered_json::array();  // per proposal: tokens, seconds, cost note
   std::optional<std::size_t> contender_;
   std::optional<PromotionVerdict> promotion_;
   archive::DecisionKind kind_ = archive::DecisionKind::archive_only;
@@ -164,8 +166,21 @@ void Round::run_stage(const StageBounds& bounds, const Retained& parent) {
   ctx.max_candidates = std::min(bounds.max_candidates, left);
   ctx.evidence = {{"regimes", regimes_json(plan_, diagnoses_)}};
   ctx.seed = mix_seed(state_.seed, fmt::format("r{}/{}", round_, bounds.stage));
+  ctx.timeout = config_.agent_timeout;
+  if (!config_.workspace_root.empty()) {
+    ctx.workspace = config_.workspace_root / state_.loop_id / fmt::format("r{}-{}", round_, bounds.stage);
+  }
   const agents::Proposal proposal = agent->propose(ctx);
   transcripts_.push_back(proposal.transcript);
+  auto tokens = [](const std::optional<std::int64_t>& n) {
+    return n ? ordered_json(*n) : ordered_json(nullptr);
+  };
+  agent_costs_.push_back({{"agent", agent->name()},
+                          {"stage", bounds.stage},
+                          {"input_tokens", tokens(proposal.input_tokens)},
+                          {"output_tokens", tokens(proposal.output_tokens)},
+                          {"seconds", proposal.seconds},
+                          {"cost_note", proposal.cost_note}});
   for (const agents::RejectedAnswer& r : proposal.rejected) {
     rejected_.push_back(
         {{"agent", agent->name()}, {"stage", bounds.stage}, {"reason", r.reason}, {"excerpt", r.excerpt}});
@@ -339,6 +354,7 @@ void Round::record() {
       {"candidates", std::move(candidates)},
       {"rejected_answers", rejected_},
       {"agent_transcripts", transcripts_},
+      {"agent_costs", agent_costs_},
       {"contender", contender_ ? ordered_json(outcomes_[*contender_].content_id) : ordered_json(nullptr)},
       {"promotion", promotion_ ? promotion_->json() : ordered_json(nullptr)},
       {"promotion_rule",

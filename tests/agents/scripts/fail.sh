@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "model refused: quota exhausted" >&2
+exit 3
