@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "error/error.h"
 #include "trace/definition.h"
 #include "trace/solution.h"
 
@@ -65,6 +66,15 @@ struct Proposal {
   std::optional<std::int64_t> output_tokens;
   double seconds = 0;     // wall time the agent took
   std::string cost_note;  // e.g. "2 API calls, 1 retry after 429"
+};
+
+// Thrown by propose() when the agent's service stayed unavailable through all its
+// retries (a 429 or 5xx storm, timeouts): the round records a failed proposal, which
+// counts against the candidate budget, and the loop goes on. Any other kh::Error (a
+// refused key, a 4xx, a missing command) is the agent's own failure and stops the loop.
+class AgentUnavailable : public Error {
+ public:
+  using Error::Error;
 };
 
 class Agent {

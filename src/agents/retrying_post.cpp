@@ -50,13 +50,13 @@ RetriedResponse post_with_retries(const HttpRequest& request, const RetryPolicy&
       wait = std::max(wait, std::chrono::milliseconds(static_cast<std::int64_t>(*r.retry_after * 1000)));
     }
     if (out.attempts >= policy.max_attempts) {
-      throw Error(Location{request.url, 0, ""},
-                  fmt::format("gave up after {} attempts; last: {}", out.attempts, what));
+      throw AgentUnavailable(Location{request.url, 0, ""},
+                             fmt::format("gave up after {} attempts; last: {}", out.attempts, what));
     }
     if (Clock::now() + wait >= deadline) {
-      throw Error(Location{request.url, 0, ""},
-                  fmt::format("out of time after {} attempts (next wait {} ms); last: {}", out.attempts,
-                              wait.count(), what));
+      throw AgentUnavailable(Location{request.url, 0, ""},
+                             fmt::format("out of time after {} attempts (next wait {} ms); last: {}",
+                                         out.attempts, wait.count(), what));
     }
     std::this_thread::sleep_for(wait);
     out.waited_s += std::chrono::duration<double>(wait).count();

@@ -93,6 +93,7 @@ LoopState open_loop(archive::Archive& archive, const LoopConfig& config) {
     st.rounds_done = std::max(st.rounds_done, d.round);
     if (d.kind == archive::DecisionKind::promote && d.solution) st.best = retained_of(archive, *d.solution);
     st.elapsed_s += d.evidence.value("seconds", 0.0);
+    st.rejected_answers += d.evidence.value("rejected_answers", nlohmann::ordered_json::array()).size();
     for (const auto& c : d.evidence.value("candidates", nlohmann::ordered_json::array())) {
       if (c.contains("skipped")) continue;  // a repeat, evaluated in an earlier round
       const std::string id = c.at("content_id").get<std::string>();

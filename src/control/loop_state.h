@@ -30,6 +30,7 @@ struct LoopState {
   std::int64_t rounds_done = 0;
   std::vector<std::string> evaluated;  // content ids of the candidates of finished rounds, in order
   std::vector<Solution> history;       // the same candidates, as solutions
+  std::size_t rejected_answers = 0;    // answers refused before evaluation; they count against the budget
   std::vector<archive::Decision> decisions;
   double elapsed_s = 0;  // wall time of the finished rounds
   bool resumed = false;  // the loop had a manifest before this run

@@ -28,7 +28,7 @@ std::optional<double> chained_speedup(const std::vector<archive::Decision>& deci
 // Which budget stops the loop before round `next`, or "" when none does.
 std::string spent_budget(const LoopConfig& config, const LoopState& st, double run_seconds) {
   if (st.rounds_done >= config.budget.rounds) return fmt::format("rounds ({})", config.budget.rounds);
-  if (static_cast<std::int64_t>(st.evaluated.size()) >= config.budget.max_candidates) {
+  if (static_cast<std::int64_t>(st.evaluated.size() + st.rejected_answers) >= config.budget.max_candidates) {
     return fmt::format("candidates ({})", config.budget.max_candidates);
   }
   if (config.budget.time_s && st.elapsed_s + run_seconds >= *config.budget.time_s) {
@@ -69,11 +69,14 @@ LoopSummary run_optimize(archive::Archive& archive, const LoopConfig& config) {
   }
   for (std::string spent; (spent = spent_budget(config, st, run_seconds())).empty();) {
     const std::int64_t round = st.rounds_done + 1;
-    const auto budget = static_cast<std::size_t>(config.budget.max_candidates) - st.evaluated.size();
+    // Evaluated candidates and refused answers both spend it (spent_budget keeps it positive).
+    const auto budget =
+        static_cast<std::size_t>(config.budget.max_candidates) - st.evaluated.size() - st.rejected_answers;
     RoundOutcome o = run_round(archive, config, st, steps, plan, round, budget);
     st.rounds_done = round;
     st.elapsed_s += o.seconds;
     st.evaluated.insert(st.evaluated.end(), o.candidate_ids.begin(), o.candidate_ids.end());
+    st.rejected_answers += o.rejected_answers;
     st.history.insert(st.history.end(), o.candidates.begin(), o.candidates.end());
     if (o.decision.kind == archive::DecisionKind::promote) {
       st.best = open_loop(archive, config).best;  // read back as archived

@@ -146,7 +146,8 @@ bool seen_before(const LoopState& state, const std::vector<CandidateOutcome>& no
 }
 
 void Round::run_stage(const StageBounds& bounds, const Retained& parent) {
-  const std::size_t left = budget_ - out_.evaluated;
+  const std::size_t spent = out_.evaluated + rejected_.size();
+  const std::size_t left = spent >= budget_ ? 0 : budget_ - spent;
   if (left == 0) {
     stages_[std::string(bounds.stage)] = {{"note", "the candidate budget is spent"}};
     return;
@@ -170,7 +171,19 @@ void Round::run_stage(const StageBounds& bounds, const Retained& parent) {
   if (!config_.workspace_root.empty()) {
     ctx.workspace = config_.workspace_root / state_.loop_id / fmt::format("r{}-{}", round_, bounds.stage);
   }
-  const agents::Proposal proposal = agent->propose(ctx);
+  agents::Proposal proposal;
+  try {
+    proposal = agent->propose(ctx);
+  } catch (const agents::AgentUnavailable& e) {
+    // The service stayed down through its retries: a failed proposal, on the record and
+    // on the budget; the next stage or round asks again.
+    rejected_.push_back({{"agent", agent->name()},
+                         {"stage", bounds.stage},
+                         {"reason", std::string("the agent was unavailable: ") + e.what()},
+                         {"excerpt", ""}});
+    say(fmt::format("  {}: agent {} unavailable: {}", bounds.stage, agent->name(), e.what()));
+    return;
+  }
   transcripts_.push_back(proposal.transcript);
   auto tokens = [](const std::optional<std::int64_t>& n) {
     return n ? ordered_json(*n) : ordered_json(nullptr);
@@ -371,6 +384,7 @@ void Round::record() {
   archive::record_decision(archive_, d);
   remember(archive_, config_.target.base.definition.name, rr);
   out_.decision = std::move(d);
+  out_.rejected_answers = rejected_.size();
 }
 
 RoundOutcome Round::run() {

@@ -29,6 +29,7 @@ namespace kh::control {
 struct RoundOutcome {
   archive::Decision decision;
   std::size_t evaluated = 0;         // candidates evaluated (gated) in the round
+  std::size_t rejected_answers = 0;  // answers refused before evaluation (budget)
   std::vector<Solution> candidates;  // those evaluated, for the agents' history
   std::vector<std::string> candidate_ids;
   double seconds = 0;

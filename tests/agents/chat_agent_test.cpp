@@ -166,6 +166,9 @@ TEST_P(ChatAgentTest, ServerErrorStormBacksOffThenGivesUpClearly) {
   EXPECT_EQ(server.requests().size(), 4u);
   // Waits of 50, 100 and 200 ms: exponential, so at least 350 ms in all.
   EXPECT_GE(elapsed, std::chrono::milliseconds(340));
+  EXPECT_THROW((void)make(server, {{"max_attempts", 2}, {"backoff_s", 0.01}})->propose(ctx_),
+               agents::AgentUnavailable)
+      << "a storm outlasting the retries is the service's unavailability, which the loop survives";
 }
 
 TEST_P(ChatAgentTest, ClientErrorFailsAtOnceWithoutLeakingTheKey) {
@@ -177,6 +180,14 @@ TEST_P(ChatAgentTest, ClientErrorFailsAtOnceWithoutLeakingTheKey) {
   EXPECT_EQ(what.find(kSentinel), std::string::npos) << what;
   EXPECT_EQ(server.requests().size(), 1u);
   expect_no_key_on_disk();
+  try {
+    (void)make(server)->propose(ctx_);
+    FAIL() << "a 401 was accepted";
+  } catch (const agents::AgentUnavailable& e) {
+    FAIL() << "a refusal is not unavailability: the loop must stop on it: " << e.what();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("HTTP 401"), std::string::npos) << e.what();
+  }
 }
 
 TEST_P(ChatAgentTest, RequestTimeoutIsEnforced) {

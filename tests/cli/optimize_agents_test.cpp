@@ -124,6 +124,34 @@ TEST_P(OptimizeWithChatAgent, PromotesOnlyTheImprovementAndArchivesNoKey) {
   expect_no_key_in(archive);
 }
 
+// A 500 storm that outlasts the agent's retries in the exploit stage is a failed
+// proposal, recorded with its reason and counted against the budget; the loop goes on
+// and still promotes what explore found. (A refused key, a 4xx, stops it: ChatAgentTest.)
+TEST(OptimizeWithChatAgent, AServerErrorStormIsRecordedAndTheLoopGoesOn) {
+  ScriptedChatServer server({ScriptedReply(200, agents::test::openai_body(three_kernels(), 5000, 3000)),
+                             ScriptedReply(500, R"({"error":"overloaded"})")});
+  ::setenv("KH_E2E_KEY", kSentinel, 1);
+  test::TempDir tmp("optimize-storm");
+  const auto archive = tmp.path() / "a";
+  const nlohmann::json s = optimize(archive, "openai",
+                                    {{"base_url", server.base_url()},
+                                     {"model", "scripted"},
+                                     {"api_key_env", "KH_E2E_KEY"},
+                                     {"max_attempts", 3},
+                                     {"backoff_s", 0.01}});
+  ::unsetenv("KH_E2E_KEY");
+  expect_only_the_improvement_promoted(archive, s);
+  EXPECT_EQ(server.requests().size(), 4u) << "one answer, then three attempts in the storm";
+  archive::Archive a = archive::Archive::open_existing(archive);
+  const auto rejected =
+      archive::load_decisions(a, s.at("loop_id").get<std::string>())[0].evidence.at("rejected_answers");
+  ASSERT_EQ(rejected.size(), 1u) << rejected.dump();
+  EXPECT_NE(rejected[0].at("reason").get<std::string>().find("unavailable"), std::string::npos) << rejected.dump();
+  EXPECT_NE(rejected[0].at("reason").get<std::string>().find("gave up after 3 attempts"), std::string::npos)
+      << rejected.dump();
+  expect_no_key_in(archive);
+}
+
 std::string provider_name(const ::testing::TestParamInfo<std::string>& p) { return p.param; }
 
 INSTANTIATE_TEST_SUITE_P(Providers, OptimizeWithChatAgent, ::testing::Values("openai", "anthropic"),
