@@ -63,7 +63,7 @@ class Round {
   }
   Sweep measure_best(const std::string& phase, TimingProtocol protocol);
   void choose_hypothesis_for_round();
-  std::shared_ptr<agents::Agent> agent_for_stage() const;
+  [[nodiscard]] std::shared_ptr<agents::Agent> agent_for_stage(std::string_view stage) const;
   void run_stage(const StageBounds& bounds, const Retained& parent);
   // The step request that evaluates candidate c, with its lineage; the caller sets the phase.
   [[nodiscard]] StepRequest candidate_step(const CandidateOutcome& c) const;
@@ -135,8 +135,24 @@ void Round::choose_hypothesis_for_round() {
                   choice_.hypothesis.direction, choice_.source));
 }
 
-std::shared_ptr<agents::Agent> Round::agent_for_stage() const {
-  return config_.agents.at(static_cast<std::size_t>(round_ - 1) % config_.agents.size());
+// How many of this loop's rounds, this one included, were told to change direction
+// (a stall or plateau) by trajectory supervision.
+std::size_t direction_changes(const std::vector<archive::Decision>& decisions, const Verdict& now) {
+  std::size_t n = now.action == Action::proceed ? 0 : 1;
+  for (const archive::Decision& d : decisions) {
+    const auto v = d.evidence.find("verdict");
+    if (v != d.evidence.end() && v->value("action", "continue") != "continue") ++n;
+  }
+  return n;
+}
+
+// The first agent explores and the second (when given) exploits. Each change of direction
+// rotates the roles one step along the list, so a plateau hands the next round to the next
+// agent: with `--agent openai,anthropic`, another model family.
+std::shared_ptr<agents::Agent> Round::agent_for_stage(std::string_view stage) const {
+  const std::size_t role = stage == "explore" ? 0 : 1;
+  const std::size_t shift = direction_changes(state_.decisions, verdict_);
+  return config_.agents.at((role + shift) % config_.agents.size());
 }
 
 bool seen_before(const LoopState& state, const std::vector<CandidateOutcome>& now, const std::string& id) {
@@ -152,7 +168,7 @@ void Round::run_stage(const StageBounds& bounds, const Retained& parent) {
     stages_[std::string(bounds.stage)] = {{"note", "the candidate budget is spent"}};
     return;
   }
-  const std::shared_ptr<agents::Agent> agent = agent_for_stage();
+  const std::shared_ptr<agents::Agent> agent = agent_for_stage(bounds.stage);
   agents::ProposalContext ctx;
   ctx.definition = config_.target.base.definition;
   ctx.parent = parent.solution;

@@ -129,6 +129,22 @@ TEST(OptimizeCommand, ReplayedWrongAndCheatingCandidatesAreNotPromoted) {
   EXPECT_EQ(statuses, (std::set<std::string>{"INCORRECT_NUMERICAL", "REWARD_HACK"}));
 }
 
+// Two agents: the first explores, the second exploits. The tuner finds the fast setting
+// in explore; replay's wrong kernel in exploit fails; the fast setting is promoted.
+TEST(OptimizeCommand, FirstAgentExploresSecondExploits) {
+  test::TempDir tmp("optimize-two-agents");
+  const auto archive = tmp.path() / "a";
+  const std::string wrong = gallery_solution(tmp.path(), "wrong.cpp");
+  const nlohmann::json s = run_json(
+      loop_args(archive, "--from '" + kSlow + "' --agent tuner,replay --replay '" + wrong + "' --rounds 1 --seed 7"));
+  const auto ds = decisions(archive, s);
+  ASSERT_EQ(ds.size(), 1u);
+  const auto& stages = ds[0].evidence.at("stages");
+  EXPECT_EQ(stages.at("explore").at("agent"), "tuner") << stages.dump(2);
+  EXPECT_EQ(stages.at("exploit").at("agent"), "replay") << stages.dump(2);
+  EXPECT_EQ(s.at("best").at("name"), kFastName);
+}
+
 pid_t spawn_quiet(const std::vector<std::string>& args) {
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
