@@ -242,7 +242,8 @@ CREATE TABLE hypothesis_outcomes (
 CREATE INDEX hypothesis_outcomes_by_definition ON hypothesis_outcomes(definition, regime, id);
 )sql";
 
-constexpr std::array kMigrations = {Migration{1, kVersion1}, Migration{2, kVersion2}, Migration{3, kVersion3}};
+constexpr std::array kMigrations = {Migration{1, kVersion1}, Migration{2, kVersion2},
+                                    Migration{3, kVersion3}};
 
 int read_version(const Database& db) { return static_cast<int>(db.query_int("PRAGMA user_version")); }
 

@@ -66,8 +66,9 @@ const Workload& workload_by_uuid(const std::vector<Workload>& workloads, const s
     if (w.uuid == uuid) return w;
     if (!uuid.empty() && w.uuid.starts_with(uuid)) {
       if (found != nullptr) {
-        throw Error(Location{"", 0, "--workload"},
-                    fmt::format("'{}' is a prefix of more than one workload ({}, {})", uuid, found->uuid, w.uuid));
+        throw Error(
+            Location{"", 0, "--workload"},
+            fmt::format("'{}' is a prefix of more than one workload ({}, {})", uuid, found->uuid, w.uuid));
       }
       found = &w;
     }
@@ -217,7 +218,8 @@ void register_eval(CLI::App& app, int& exit_code) {
                                  "Evaluate kharness's baseline of the definition for the chosen backend");
   solution->excludes(baseline);
   baseline->excludes(solution);
-  cmd->add_option("--workload", args->workloads, "Only these workloads: uuid or a unique prefix of it (repeatable)");
+  cmd->add_option("--workload", args->workloads,
+                  "Only these workloads: uuid or a unique prefix of it (repeatable)");
   cmd->add_option("--protocol", args->protocol, "official (contest) or robust (noise-controlled)")
       ->check(CLI::IsMember({"official", "robust"}));
   cmd->add_option("--backend", args->backend, "cuda, cpu, or auto (cuda where a GPU is present)")

@@ -9,8 +9,8 @@
 #include "cli/profile_command.h"
 #include "cli/report_command.h"
 #include "cli/serve_command.h"
-#include "cli/steer_command.h"
 #include "cli/skills_command.h"
+#include "cli/steer_command.h"
 #include "cli/validate_command.h"
 
 int main(int argc, char** argv) {

@@ -32,7 +32,8 @@ RegimePlan plan_regimes(const EvaluationTarget& t) {
     const WorkloadWork work = evaluate_work(*t.speed_of_light, resolve_axes(t.definition, w));
     costs.push_back(work.bytes + work.flops / 100 + 2e6);
   }
-  return discover_regimes(t.definition, t.workloads, costs, "the speed-of-light model (bytes + flops/100 + a launch)");
+  return discover_regimes(t.definition, t.workloads, costs,
+                          "the speed-of-light model (bytes + flops/100 + a launch)");
 }
 
 ProfileReport run_profile(const ProfileRequest& request) {

@@ -150,16 +150,21 @@ void widen(std::size_t begin, std::span<double> out, const Read& read) noexcept 
 
 void to_float64(const HostTensor& t, std::size_t begin, std::span<double> out) {
   if (begin > t.numel() || out.size() > t.numel() - begin) {
-    throw Error(fmt::format("elements [{}, {}) out of range for {} elements", begin, begin + out.size(), t.numel()));
+    throw Error(
+        fmt::format("elements [{}, {}) out of range for {} elements", begin, begin + out.size(), t.numel()));
   }
   const std::span<const std::byte> b = t.bytes();
   switch (t.dtype()) {
     case DType::float32:
       return widen(begin, out, [b](std::size_t i) { return static_cast<double>(load<float>(b, i)); });
     case DType::bfloat16:
-      return widen(begin, out, [b](std::size_t i) { return static_cast<double>(bf16_to_float(load<std::uint16_t>(b, i))); });
+      return widen(begin, out, [b](std::size_t i) {
+        return static_cast<double>(bf16_to_float(load<std::uint16_t>(b, i)));
+      });
     case DType::float16:
-      return widen(begin, out, [b](std::size_t i) { return static_cast<double>(f16_to_float(load<std::uint16_t>(b, i))); });
+      return widen(begin, out, [b](std::size_t i) {
+        return static_cast<double>(f16_to_float(load<std::uint16_t>(b, i)));
+      });
     default:
       return widen(begin, out, [b, d = t.dtype()](std::size_t i) { return read_element(d, b, i); });
   }

@@ -146,7 +146,8 @@ TEST(OptimizeWithChatAgent, AServerErrorStormIsRecordedAndTheLoopGoesOn) {
   const auto rejected =
       archive::load_decisions(a, s.at("loop_id").get<std::string>())[0].evidence.at("rejected_answers");
   ASSERT_EQ(rejected.size(), 1u) << rejected.dump();
-  EXPECT_NE(rejected[0].at("reason").get<std::string>().find("unavailable"), std::string::npos) << rejected.dump();
+  EXPECT_NE(rejected[0].at("reason").get<std::string>().find("unavailable"), std::string::npos)
+      << rejected.dump();
   EXPECT_NE(rejected[0].at("reason").get<std::string>().find("gave up after 3 attempts"), std::string::npos)
       << rejected.dump();
   expect_no_key_in(archive);

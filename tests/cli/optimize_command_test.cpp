@@ -135,8 +135,8 @@ TEST(OptimizeCommand, FirstAgentExploresSecondExploits) {
   test::TempDir tmp("optimize-two-agents");
   const auto archive = tmp.path() / "a";
   const std::string wrong = gallery_solution(tmp.path(), "wrong.cpp");
-  const nlohmann::json s = run_json(
-      loop_args(archive, "--from '" + kSlow + "' --agent tuner,replay --replay '" + wrong + "' --rounds 1 --seed 7"));
+  const nlohmann::json s = run_json(loop_args(
+      archive, "--from '" + kSlow + "' --agent tuner,replay --replay '" + wrong + "' --rounds 1 --seed 7"));
   const auto ds = decisions(archive, s);
   ASSERT_EQ(ds.size(), 1u);
   const auto& stages = ds[0].evidence.at("stages");

@@ -109,7 +109,8 @@ TEST_F(CudaEndToEnd, CorrectSolutionPassesTimedByCupti) {
 // cudaMallocAsync per call, were called timer tampering until the worker kept the
 // stream-ordered pool's memory between calls.
 TEST_F(CudaEndToEnd, PerCallAsyncScratchIsNotTampering) {
-  for (const WorkloadResult& w : run("async_scratch.cu").workloads) EXPECT_EQ(w.status, EvalStatus::passed) << w.log;
+  for (const WorkloadResult& w : run("async_scratch.cu").workloads)
+    EXPECT_EQ(w.status, EvalStatus::passed) << w.log;
 }
 
 TEST_F(CudaEndToEnd, WrongSolutionIsIncorrectNumerical) {

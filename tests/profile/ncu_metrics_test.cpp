@@ -22,10 +22,12 @@ const char* kTwoLaunches =
     "\"ID\",\"Process ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes.sum\","
     "\"sm__throughput.avg.pct_of_peak_sustained_elapsed\","
     "\"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed\",\"launch__registers_per_thread\","
-    "\"launch__waves_per_multiprocessor\",\"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio\","
+    "\"launch__waves_per_multiprocessor\",\"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_"
+    "active.ratio\","
     "\"smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio\"\n"
     "\"\",\"\",\"\",\"nsecond\",\"Mbyte\",\"%\",\"%\",\"register/thread\",\"\",\"ratio\",\"ratio\"\n"
-    "\"0\",\"4242\",\"rmsnorm_kernel(const __nv_bfloat16 *, int)\",\"12,480\",\"33.55\",\"21.4\",\"88.9\",\"32\","
+    "\"0\",\"4242\",\"rmsnorm_kernel(const __nv_bfloat16 *, "
+    "int)\",\"12,480\",\"33.55\",\"21.4\",\"88.9\",\"32\","
     "\"3.88\",\"5.5\",\"0.75\"\n"
     "\"1\",\"4242\",\"other\",\"1,024\",\"0.1\",\"1\",\"2\",\"16\",\"0.02\",\"0\",\"1.5\"\n";
 

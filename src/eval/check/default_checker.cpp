@@ -20,7 +20,8 @@ std::string failure_reason(const std::string& name, const ValueComparison& c, co
     return fmt::format("output '{}' is all zeros but the reference is not", name);
   }
   if (c.elements > 1 && c.actual_constant && !c.reference_constant) {
-    return fmt::format("output '{}' is one constant value ({}) but the reference is not", name, read_as_double(a, 0));
+    return fmt::format("output '{}' is one constant value ({}) but the reference is not", name,
+                       read_as_double(a, 0));
   }
   if (!c.passes(t)) {
     return fmt::format(

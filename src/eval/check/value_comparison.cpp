@@ -86,7 +86,8 @@ bool same_value(double x, double y) { return x == y || (std::isnan(x) && std::is
 void merge(ValueComparison& total, const ChunkResult& part, std::size_t begin, const ChunkResult& first,
            double& abs_sum) {
   const ValueComparison& c = part.c;
-  if (c.matched < c.elements && total.matched == total.elements) total.first_mismatch = begin + c.first_mismatch;
+  if (c.matched < c.elements && total.matched == total.elements)
+    total.first_mismatch = begin + c.first_mismatch;
   total.elements += c.elements;
   total.matched += c.matched;
   total.non_finite += c.non_finite;
@@ -103,15 +104,16 @@ void merge(ValueComparison& total, const ChunkResult& part, std::size_t begin, c
 
 }  // namespace
 
-ValueComparison compare_tensors(const HostTensor& actual, const HostTensor& reference, const Tolerance& tolerance) {
+ValueComparison compare_tensors(const HostTensor& actual, const HostTensor& reference,
+                                const Tolerance& tolerance) {
   if (actual.numel() != reference.numel()) {
     throw Error(fmt::format("cannot compare {} elements with {}", actual.numel(), reference.numel()));
   }
   const std::size_t n = actual.numel();
   const std::size_t chunks = (n + kChunk - 1) / kChunk;
   std::vector<ChunkResult> parts(chunks);
-  const auto threads = static_cast<std::size_t>(std::clamp<std::size_t>(
-      n / kElementsPerThread, 1, std::max(1u, std::thread::hardware_concurrency())));
+  const auto threads = static_cast<std::size_t>(
+      std::clamp<std::size_t>(n / kElementsPerThread, 1, std::max(1u, std::thread::hardware_concurrency())));
   auto work = [&](std::size_t first_chunk) {
     std::vector<double> va, vr;
     for (std::size_t k = first_chunk; k < chunks; k += threads) {

@@ -1,15 +1,13 @@
 #include "eval/check/value_comparison.h"
 
-#include <cmath>
-
-#include "error/error.h"
-#include "tensor/element_access.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <vector>
+
+#include "error/error.h"
+#include "tensor/element_access.h"
 
 namespace kh {
 
@@ -99,8 +97,9 @@ TEST(ValueComparison, ConstantTensorAcrossChunksIsSeenAsConstant) {
 }
 
 TEST(ValueComparison, TensorsOfDifferentSizesAreRefused) {
-  EXPECT_THROW((void)compare_tensors(HostTensor(DType::float32, {3}), HostTensor(DType::float32, {4}), Tolerance{}),
-               Error);
+  EXPECT_THROW(
+      (void)compare_tensors(HostTensor(DType::float32, {3}), HostTensor(DType::float32, {4}), Tolerance{}),
+      Error);
 }
 
 }  // namespace kh

@@ -4,7 +4,8 @@
 #include "rmsnorm_common.cuh"
 
 __global__ void touch_scratch(float* scratch, std::size_t n) {
-  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x) {
     scratch[i] = 0.0f;
   }
 }
