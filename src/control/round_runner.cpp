@@ -242,13 +242,18 @@ void Round::run_stage(const StageBounds& bounds, const Retained& parent) {
   }
 }
 
-void Round::evaluate(CandidateOutcome& c) {
+StepRequest Round::candidate_step(const CandidateOutcome& c) const {
   StepRequest r;
   r.round = round_;
   r.solution = c.candidate.solution;
   r.solution_text = c.text;
   r.lineage = archive::Lineage{c.parent,           c.agent,      c.candidate.hypothesis,
                                c.candidate.family, std::nullopt, std::nullopt};
+  return r;
+}
+
+void Round::evaluate(CandidateOutcome& c) {
+  StepRequest r = candidate_step(c);
   const bool gate_is_full = steps_.target().gate_workloads.size() >= steps_.target().base.workloads.size();
   r.phase = gate_is_full ? "full-1" : "gate";
   r.scope = gate_is_full ? StepScope::full : StepScope::gate;
@@ -297,12 +302,7 @@ void Round::decide() {
   say(fmt::format("  contender {} ({:.3f}x): paired repeat 2 and confirmation", c.candidate.solution.name,
                   *c.full_speedup));
   baseline_.push_back(measure_best("baseline-2", TimingProtocol::official));
-  StepRequest r;
-  r.round = round_;
-  r.solution = c.candidate.solution;
-  r.solution_text = c.text;
-  r.lineage = archive::Lineage{c.parent,           c.agent,      c.candidate.hypothesis,
-                               c.candidate.family, std::nullopt, std::nullopt};
+  StepRequest r = candidate_step(c);
   r.phase = "full-2";
   const Sweep c2 = steps_.run(r);
   const TimingProtocol other = config_.target.official.protocol == TimingProtocol::official
