@@ -12,6 +12,7 @@
 #include "eval/device_peaks_json.h"
 #include "eval/input_generator.h"
 #include "eval/measurement_protocol.h"
+#include "eval/profiler_ranges.h"
 #include "eval/thread_activity_probe.h"
 #include "eval/timed_loop.h"
 #include "eval/worker_payload.h"
@@ -154,12 +155,18 @@ Message MeasurementService::check(const Message& request) {
   backend_->synchronize();
   std::vector<kh_arg> args = make_args(device_in, device_out);
   const auto start = Clock::now();
-  // The profiler (kharness profile) selects the candidate's launches by this range.
-  // Numbered, so it can pick one call after warm-up: kh_candidate_2 is the second.
-  const std::string range =
-      fmt::format("kh_{}_{}", request.header.value("candidate", true) ? "candidate" : "reference", ++calls_);
-  backend_->mark_call_begin(range.c_str());
+  // The profiler (kharness profile) selects the candidate's launches by these ranges.
+  if (w.workload.uuid != ranged_workload_) {
+    ranged_workload_ = w.workload.uuid;
+    calls_on_workload_ = 0;
+  }
+  const std::string call_range =
+      call_range_name(request.header.value("candidate", true), ++calls_on_workload_);
+  const std::string workload_range = workload_range_name(w.workload.uuid);
+  backend_->mark_call_begin(call_range.c_str());
+  backend_->mark_call_begin(workload_range.c_str());
   std::string error = lib.call(args, backend_->stream());
+  backend_->mark_call_end();
   backend_->mark_call_end();
   try {
     backend_->synchronize();

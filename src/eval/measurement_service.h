@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "device/backend.h"
 #include "eval/kernel_library.h"
@@ -32,7 +33,9 @@ class MeasurementService {
   [[nodiscard]] const KernelLibrary& library() const;
 
   std::unique_ptr<Backend> backend_;
-  std::uint64_t calls_ = 0;  // check calls served, to name profiler ranges
+  // Check calls served on the current workload, to name profiler ranges (profiler_ranges.h).
+  std::string ranged_workload_;
+  std::uint64_t calls_on_workload_ = 0;
   std::optional<KernelLibrary> library_;
 };
 

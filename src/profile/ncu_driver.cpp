@@ -8,6 +8,7 @@
 #include "build/detail/child_process.h"
 #include "build/detail/compiler_lookup.h"
 #include "error/error.h"
+#include "eval/profiler_ranges.h"
 #include "profile/ncu_metrics.h"
 
 namespace kh {
@@ -24,7 +25,7 @@ std::vector<std::string> ncu_command(const std::filesystem::path& ncu, const Ncu
                                 "all",
                                 "--nvtx",
                                 "--nvtx-include",
-                                "kh_candidate_2/",
+                                call_range_name(true, 2) + "/",
                                 "--metrics",
                                 fmt::format("{}", fmt::join(ncu_metric_names(), ",")),
                                 "--csv",
@@ -38,8 +39,6 @@ std::vector<std::string> ncu_command(const std::filesystem::path& ncu, const Ncu
                                 r.definition,
                                 "--solution",
                                 r.solution.string(),
-                                "--workload",
-                                r.workload,
                                 "--backend",
                                 "cuda",
                                 "--trials",
@@ -51,6 +50,10 @@ std::vector<std::string> ncu_command(const std::filesystem::path& ncu, const Ncu
                                 "--iterations",
                                 "1",
                                 "--no-reference-timing"};
+  for (const std::string& uuid : r.workloads) {
+    argv.push_back("--workload");
+    argv.push_back(uuid);
+  }
   if (!r.trace_set.empty()) {
     argv.push_back("--trace-set");
     argv.push_back(r.trace_set.string());
@@ -85,10 +88,24 @@ NcuRun run_ncu(const NcuRequest& r) {
     return run;
   }
   if (run.kernels.empty()) {
-    run.note = fmt::format("ncu profiled no launch in range kh_candidate_2 (exit {}): see {}", p.exit_code,
-                           (r.work_dir / "ncu.log").string());
+    run.note = fmt::format("ncu profiled no launch in range {} (exit {}): see {}", call_range_name(true, 2),
+                           p.exit_code, (r.work_dir / "ncu.log").string());
   }
   return run;
+}
+
+std::vector<KernelMetrics> kernels_of_workload(const std::vector<KernelMetrics>& kernels,
+                                               std::string_view workload_uuid) {
+  const std::string name = workload_range_name(workload_uuid);
+  std::vector<KernelMetrics> out;
+  for (const KernelMetrics& k : kernels) {
+    // The name ends at a ':' (the next field of the range) or at the end of the column.
+    const std::size_t at = k.nvtx_stack.find(name);
+    if (at == std::string::npos) continue;
+    const std::size_t end = at + name.size();
+    if (end == k.nvtx_stack.size() || k.nvtx_stack[end] == ':' || k.nvtx_stack[end] == '"') out.push_back(k);
+  }
+  return out;
 }
 
 }  // namespace kh

@@ -1,7 +1,9 @@
-// Runs Nsight Compute on one call of a candidate: `kharness eval` of one workload under
-// `ncu`, the second correctness call (the first is the warm-up) selected by the NVTX
-// range the worker opens around it (kh_candidate_2), clocks left alone
-// (--clock-control none), metrics from ncu_metrics.h, CSV written to a file.
+// Runs Nsight Compute on the candidate: `kharness eval` of the chosen workloads under
+// `ncu`, clocks left alone (--clock-control none), metrics from ncu_metrics.h, CSV written
+// to a file. Only the second correctness call on each workload (the first is the warm-up)
+// is profiled: ncu selects it by the NVTX range the worker opens around it
+// (eval/profiler_ranges.h), and the inner range names its workload, so one session serves
+// every workload.
 #pragma once
 
 #include <chrono>
@@ -17,15 +19,15 @@ namespace kh {
 struct NcuRequest {
   std::filesystem::path kharness;  // the binary to profile
   std::string definition;
-  std::filesystem::path solution;   // solution JSON
-  std::filesystem::path trace_set;  // empty: kharness's own operators
-  std::string workload;             // uuid
-  std::filesystem::path work_dir;   // for the CSV and the log
+  std::filesystem::path solution;      // solution JSON
+  std::filesystem::path trace_set;     // empty: kharness's own operators
+  std::vector<std::string> workloads;  // uuids, evaluated in this order
+  std::filesystem::path work_dir;      // for the CSV and the log
   std::chrono::seconds timeout{120};
 };
 
 struct NcuRun {
-  std::vector<KernelMetrics> kernels;  // the launches of the profiled call
+  std::vector<KernelMetrics> kernels;  // the launches of the profiled calls, in launch order
   std::string note;                    // why there are none (ncu missing, failed, ...)
   double seconds = 0;
   std::vector<std::string> command;
@@ -39,5 +41,9 @@ struct NcuRun {
 
 // Never throws for a failing ncu: the note says what happened.
 [[nodiscard]] NcuRun run_ncu(const NcuRequest& r);
+
+// The launches that ran on one workload: those whose range stack names it.
+[[nodiscard]] std::vector<KernelMetrics> kernels_of_workload(const std::vector<KernelMetrics>& kernels,
+                                                             std::string_view workload_uuid);
 
 }  // namespace kh

@@ -14,6 +14,8 @@ namespace {
 
 constexpr std::string_view kStallPrefix = "smsp__average_warps_issue_stalled_";
 constexpr std::string_view kStallSuffix = "_per_issue_active.ratio";
+// With --nvtx, the column whose name starts so holds each launch's push/pop range stack.
+constexpr std::string_view kPushPopColumn = "thread Domain:Push/Pop_Range";
 
 const std::vector<std::string>& stall_reasons() {
   static const std::vector<std::string> r{
@@ -81,6 +83,9 @@ KernelMetrics row_metrics(const std::map<std::string, std::size_t>& column,
   };
   KernelMetrics k;
   if (const auto it = column.find("Kernel Name"); it != column.end()) k.kernel = row[it->second];
+  for (const auto& [name, index] : column) {
+    if (name.rfind(kPushPopColumn, 0) == 0) k.nvtx_stack = row[index];
+  }
   k.duration_us = get("gpu__time_duration.sum") * to_microseconds(unit("gpu__time_duration.sum"));
   k.sm_throughput_pct = get("sm__throughput.avg.pct_of_peak_sustained_elapsed");
   k.memory_throughput_pct = get("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed");

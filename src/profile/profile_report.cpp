@@ -61,8 +61,10 @@ nlohmann::ordered_json kernel_json(const KernelMetrics& k) {
 
 std::string ProfileReport::markdown() const {
   std::string md = fmt::format("# Profile: {} on {}\n\n", solution, definition);
-  md +=
-      fmt::format("Device: {}. {:.1f} s.\n\n## Regimes\n\n", device.value("name", std::string("?")), seconds);
+  md += fmt::format(
+      "Device: {}. {:.1f} s: {:.1f} s evaluating the representatives, {:.1f} s in {} ncu session(s).\n\n",
+      device.value("name", std::string("?")), seconds, evaluation_seconds, ncu_seconds, ncu_sessions);
+  md += "## Regimes\n\n";
   for (const std::string& line : plan.explain()) md += "    " + line + "\n";
   md += "\n## Static analysis\n\n";
   if (!static_analysed) {
@@ -120,9 +122,16 @@ nlohmann::ordered_json ProfileReport::json() const {
   for (const StaticWarning& w : static_report.warnings) {
     warnings.push_back({{"kernel", w.kernel}, {"kind", w.kind}, {"message", w.message}});
   }
-  return {{"definition", definition},      {"solution", solution},        {"device", device},
-          {"cost_basis", plan.cost_basis}, {"static_warnings", warnings}, {"static_note", static_report.note},
-          {"regimes", regimes_json},       {"seconds", seconds}};
+  return {{"definition", definition},
+          {"solution", solution},
+          {"device", device},
+          {"cost_basis", plan.cost_basis},
+          {"static_warnings", warnings},
+          {"static_note", static_report.note},
+          {"regimes", regimes_json},
+          {"seconds", seconds},
+          {"seconds_breakdown",
+           {{"evaluation", evaluation_seconds}, {"ncu", ncu_seconds}, {"ncu_sessions", ncu_sessions}}}};
 }
 
 }  // namespace kh

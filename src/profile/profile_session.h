@@ -3,7 +3,8 @@
 // Steps: estimate each workload's cost and group the workloads into regimes
 // (shape_regimes.h); evaluate the candidate at each regime's representative through the
 // harness (latency, speed-of-light fraction); analyse the binary (static_analysis.h);
-// profile one call per representative with ncu where there is one (ncu_driver.h);
+// profile one call per representative with ncu where there is one, all in one ncu
+// session (ncu_driver.h);
 // diagnose each regime (diagnosis_rules.h).
 #pragma once
 
@@ -46,7 +47,10 @@ struct ProfileReport {
   StaticReport static_report;
   bool static_analysed = false;
   std::vector<RegimeProfile> regimes;
-  double seconds = 0;
+  double seconds = 0;             // the whole profile
+  double evaluation_seconds = 0;  // the harness's run of the representatives
+  double ncu_seconds = 0;         // ncu sessions, which run after it
+  int ncu_sessions = 0;
 
   [[nodiscard]] std::string markdown() const;
   [[nodiscard]] nlohmann::ordered_json json() const;
@@ -59,5 +63,10 @@ struct ProfileReport {
 [[nodiscard]] RegimePlan plan_regimes(const EvaluationTarget& target);
 
 [[nodiscard]] ProfileReport run_profile(const ProfileRequest& request);
+
+// The ncu step of run_profile (exposed for tests): fills each regime's kernels and notes
+// from one ncu session over every representative, and a session of its own for a regime
+// that one left without launches while it profiled others.
+void attach_ncu_metrics(const ProfileRequest& request, ProfileReport& report);
 
 }  // namespace kh

@@ -16,6 +16,7 @@ namespace kh {
 // Typed metrics of one kernel launch, parsed from ncu (profile/ncu_metrics.h).
 struct KernelMetrics {
   std::string kernel;
+  std::string nvtx_stack;  // ncu's push/pop range column for the launch: the ranges it ran in
   double duration_us = 0;
   double sm_throughput_pct = 0;      // compute (SM) throughput, % of peak
   double memory_throughput_pct = 0;  // % of peak

@@ -1,0 +1,168 @@
+// One ncu session for every regime: the launches of each workload are told apart by the
+// workload range the worker opens inside the call range (eval/profiler_ranges.h), and a
+// regime that session missed is profiled alone. ncu itself is a script here that writes
+// the raw page ncu would, for the workloads it is given.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "eval/profiler_ranges.h"
+#include "profile/ncu_driver.h"
+#include "profile/ncu_metrics.h"
+#include "profile/profile_session.h"
+#include "support/temp_dir.h"
+
+namespace kh {
+namespace {
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(std::filesystem::path(KHARNESS_SOURCE_DIR) / "tests/profile/fixtures" / name);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+KernelMetrics launch(const std::string& kernel, const std::string& stack) {
+  KernelMetrics k;
+  k.kernel = kernel;
+  k.nvtx_stack = stack;
+  return k;
+}
+
+TEST(NcuMetrics, H200CaptureCarriesTheCallRange) {
+  const auto k = parse_ncu_raw_csv(fixture("h200_gdn_decode_large_ncu_raw.csv"));
+  ASSERT_EQ(k.size(), 1u);
+  EXPECT_NE(k[0].nvtx_stack.find("<default domain>:kh_candidate_2:none"), std::string::npos)
+      << k[0].nvtx_stack;
+}
+
+TEST(NcuWorkloads, LaunchesAreMappedByTheirWorkloadRange) {
+  const std::string call = "<default domain>:" + call_range_name(true, 2) + ":none:none ";
+  const std::vector<KernelMetrics> all = {
+      launch("a1", "77  " + call + "<default domain>:" + workload_range_name("abc") + ":none:none"),
+      launch("b1", "77  " + call + "<default domain>:" + workload_range_name("abcd") + ":none:none"),
+      launch("a2", "77  " + call + "<default domain>:" + workload_range_name("abc") + ":none:none"),
+      launch("none", "77  " + call)};
+  const auto a = kernels_of_workload(all, "abc");
+  ASSERT_EQ(a.size(), 2u) << "a uuid that prefixes another's must not take its launches";
+  EXPECT_EQ(a[0].kernel, "a1");
+  EXPECT_EQ(a[1].kernel, "a2");
+  const auto b = kernels_of_workload(all, "abcd");
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].kernel, "b1");
+  EXPECT_TRUE(kernels_of_workload(all, "zzz").empty());
+}
+
+TEST(NcuDriver, OneSessionEvaluatesEveryWorkloadAndSelectsTheSecondCall) {
+  NcuRequest r;
+  r.kharness = "/opt/kharness";
+  r.definition = "rmsnorm_h4096";
+  r.solution = "s.json";
+  r.workloads = {"u1", "u2", "u3"};
+  r.work_dir = "/tmp/w";
+  const std::vector<std::string> argv = ncu_command("/usr/bin/ncu", r);
+  std::vector<std::string> workloads;
+  for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] == "--workload") workloads.push_back(argv[i + 1]);
+  }
+  EXPECT_EQ(workloads, r.workloads);
+  const auto include = std::find(argv.begin(), argv.end(), "--nvtx-include");
+  ASSERT_NE(include, argv.end());
+  EXPECT_EQ(*(include + 1), "kh_candidate_2/");
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--clock-control"), argv.end());
+}
+
+// A stand-in for ncu: writes one launch per workload it is asked for, inside that
+// workload's range, except that a session of several workloads "misses" the last one.
+std::filesystem::path fake_ncu(const std::filesystem::path& dir) {
+  const auto path = dir / "ncu";
+  std::ofstream(path) << R"(#!/bin/sh
+log=""; workloads=""; prev=""
+for a in "$@"; do
+  [ "$prev" = "--log-file" ] && log="$a"
+  [ "$prev" = "--workload" ] && workloads="$workloads $a"
+  prev="$a"
+done
+echo "$workloads" >> ")"
+                      << (dir / "sessions.txt").string() << R"("
+n=$(echo $workloads | wc -w)
+{
+  echo '"ID","Process ID","thread Domain:Push/Pop_Range:PL_Type:PL_Value","Kernel Name","gpu__time_duration.sum"'
+  echo '"","","","","usecond"'
+  i=0
+  for w in $workloads; do
+    i=$((i + 1))
+    [ "$n" -gt 1 ] && [ "$i" -eq "$n" ] && break
+    echo "\"$i\",\"77\",\"77  <default domain>:kh_candidate_2:none:none <default domain>:kh_workload_$w:none:none\",\"k_$w\",\"$i\""
+  done
+} > "$log"
+)";
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  return path;
+}
+
+ProfileReport report_with(const std::vector<std::string>& uuids) {
+  ProfileReport report;
+  report.definition = "rmsnorm_h4096";
+  for (const std::string& u : uuids) {
+    RegimeProfile rp;
+    rp.result.workload.uuid = u;
+    report.regimes.push_back(rp);
+  }
+  return report;
+}
+
+TEST(NcuSession, OneSessionServesEveryRegimeAndAMissedOneIsProfiledAlone) {
+  test::TempDir dir;
+  ASSERT_EQ(setenv("KHARNESS_NCU", fake_ncu(dir.path()).c_str(), 1), 0);
+  ProfileRequest request;
+  request.target.definition.name = "rmsnorm_h4096";
+  request.kharness = "/opt/kharness";
+  request.solution_file = dir.path() / "solution.json";
+  request.out_dir = dir.path() / "out";
+  ProfileReport report = report_with({"w-small", "w-medium", "w-large"});
+  attach_ncu_metrics(request, report);
+  unsetenv("KHARNESS_NCU");
+
+  ASSERT_EQ(report.regimes.size(), 3u);
+  for (const RegimeProfile& rp : report.regimes) {
+    ASSERT_EQ(rp.evidence.kernels.size(), 1u) << rp.result.workload.uuid << ": " << rp.ncu_note;
+    EXPECT_EQ(rp.evidence.kernels[0].kernel, "k_" + rp.result.workload.uuid);
+    EXPECT_TRUE(rp.ncu_note.empty()) << rp.ncu_note;
+  }
+  EXPECT_EQ(report.ncu_sessions, 2) << "one joint session, then one for the regime it missed";
+  std::ifstream sessions(dir.path() / "sessions.txt");
+  std::string first, second;
+  std::getline(sessions, first);
+  std::getline(sessions, second);
+  EXPECT_EQ(first, " w-small w-medium w-large");
+  EXPECT_EQ(second, " w-large");
+}
+
+TEST(NcuSession, ASessionWithNoLaunchAtAllIsNotRetriedPerRegime) {
+  test::TempDir dir;
+  const auto ncu = dir.path() / "ncu";
+  std::ofstream(ncu) << "#!/bin/sh\necho ncu failed >&2\nexit 3\n";
+  std::filesystem::permissions(ncu, std::filesystem::perms::owner_all);
+  ASSERT_EQ(setenv("KHARNESS_NCU", ncu.c_str(), 1), 0);
+  ProfileRequest request;
+  request.target.definition.name = "rmsnorm_h4096";
+  request.kharness = "/opt/kharness";
+  request.solution_file = dir.path() / "solution.json";
+  request.out_dir = dir.path() / "out";
+  ProfileReport report = report_with({"a", "b"});
+  attach_ncu_metrics(request, report);
+  unsetenv("KHARNESS_NCU");
+  EXPECT_EQ(report.ncu_sessions, 1);
+  for (const RegimeProfile& rp : report.regimes) {
+    EXPECT_TRUE(rp.evidence.kernels.empty());
+    EXPECT_NE(rp.ncu_note.find("ncu wrote no CSV (exit 3"), std::string::npos) << rp.ncu_note;
+  }
+}
+
+}  // namespace
+}  // namespace kh
