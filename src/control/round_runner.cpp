@@ -65,6 +65,8 @@ class Round {
   void choose_hypothesis_for_round();
   [[nodiscard]] std::shared_ptr<agents::Agent> agent_for_stage(std::string_view stage) const;
   void run_stage(const StageBounds& bounds, const Retained& parent);
+  // Compiles the chosen candidates side by side before they are evaluated one by one.
+  void prebuild(const std::vector<CandidateOutcome>& offered, const std::vector<std::size_t>& chosen);
   // The step request that evaluates candidate c, with its lineage; the caller sets the phase.
   [[nodiscard]] StepRequest candidate_step(const CandidateOutcome& c) const;
   void evaluate(CandidateOutcome& c);
@@ -236,9 +238,21 @@ void Round::run_stage(const StageBounds& bounds, const Retained& parent) {
   stages_[std::string(bounds.stage)] = sel.json();
   stages_[std::string(bounds.stage)]["agent"] = agent->name();
   if (!sel.note.empty()) say("  " + sel.note);
+  prebuild(offered, sel.chosen);
   for (std::size_t i : sel.chosen) {
     evaluate(offered[i]);
     outcomes_.push_back(std::move(offered[i]));
+  }
+}
+
+void Round::prebuild(const std::vector<CandidateOutcome>& offered, const std::vector<std::size_t>& chosen) {
+  std::vector<Solution> solutions;
+  for (std::size_t i : chosen) solutions.push_back(offered[i].candidate.solution);
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::size_t built = steps_.prebuild(solutions);
+  if (built > 0) {
+    say(fmt::format("  built {} candidate(s) side by side in {:.1f} s", built,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
   }
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <thread>
 #include <utility>
 
 #include "archive/canonical_json.h"
@@ -11,6 +12,7 @@
 #include "archive/utc_time.h"
 #include "control/seed_mix.h"
 #include "error/error.h"
+#include "eval/solution_build.h"
 #include "eval/trace_record.h"
 
 namespace kh::control {
@@ -144,6 +146,7 @@ Sweep StepRunner::run(const StepRequest& r) {
   archive::EvaluationContext context;
   context.started_at = archive::utc_now();
   const SolutionEvaluation result = evaluate_solution(target, options);
+  compute_capability_ = result.device.value("compute_capability", 0);
   std::vector<Trace> traces;
   for (const WorkloadResult& w : result.workloads)
     traces.push_back(make_trace(target, result, w, options, {}));
@@ -158,6 +161,18 @@ Sweep StepRunner::run(const StepRequest& r) {
       archive::write_run(archive_, archive::evaluation_record(target, result, options, traces, context));
   ++measured_;
   return read_sweep(archive_, written.run_id);
+}
+
+std::size_t StepRunner::prebuild(const std::vector<Solution>& solutions) {
+  // Half the cores, two at least: nvcc runs threads of its own, and the compilers mostly
+  // wait on disk and on each other's front ends.
+  const std::size_t cores = std::max(2u, std::thread::hardware_concurrency() / 2);
+  const int jobs = static_cast<int>(std::min(solutions.size(), cores));
+  if (!compute_capability_ || jobs < 2) return 0;
+  const BuildSettings settings = evaluation_build_settings(target_.official, *compute_capability_);
+  const std::vector<BuildResult> built = build_solutions(evaluation_build_cache(target_.official), solutions,
+                                                         target_.base.definition, settings, jobs);
+  return built.size();
 }
 
 }  // namespace kh::control

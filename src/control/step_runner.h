@@ -50,6 +50,12 @@ class StepRunner {
   // Throws kh::Error for failures of the harness; a failing candidate is a status.
   Sweep run(const StepRequest& request);
 
+  // Builds the solutions into the build cache side by side, as the evaluations that follow
+  // will, so that a stage's compiles overlap instead of queueing one per evaluation. A
+  // no-op until this runner has evaluated once (the device decides the arch) and where
+  // only one compiler would run. Returns how many were built (cache hits included).
+  std::size_t prebuild(const std::vector<Solution>& solutions);
+
   [[nodiscard]] const LoopTarget& target() const noexcept { return target_; }
   [[nodiscard]] std::size_t measured() const noexcept { return measured_; }
   [[nodiscard]] std::size_t reused() const noexcept { return reused_; }
@@ -63,6 +69,7 @@ class StepRunner {
   std::function<void(const std::string&)> progress_;
   std::size_t measured_ = 0;
   std::size_t reused_ = 0;
+  std::optional<int> compute_capability_;  // of the device the last fresh evaluation ran on
 };
 
 [[nodiscard]] std::string step_key(std::string_view loop_id, std::int64_t round, std::string_view phase,

@@ -126,13 +126,9 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
   const WorkerConfig reference_config = worker_config(options, work_dir, "reference");
   MeasurementClient reference(reference_config);
   result.device = reference.device();
-  BuildSettings settings;
-  settings.backend = options.backend;
-  settings.arch = arch_for_compute_capability(result.device.value("compute_capability", 0), options.arch);
-  // The headers candidates compile against sit beside the kharness binary that runs them.
-  const auto beside_worker = reference_config.executable.parent_path() / "include";
-  if (is_include_dir(beside_worker)) settings.include_dir = beside_worker;
-  const BuildCache cache(options.cache_dir.empty() ? BuildCache::default_dir() : options.cache_dir);
+  const BuildSettings settings =
+      evaluation_build_settings(options, result.device.value("compute_capability", 0));
+  const BuildCache cache = evaluation_build_cache(options);
   std::vector<BuildResult> builds =
       build_solutions(cache, {target.reference, target.candidate}, target.definition, settings, 2);
   result.compiler =

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include "build/build_queue.h"
+#include "build/include_dir.h"
 #include "error/error.h"
+#include "worker/self_executable.h"
 
 namespace kh {
 
@@ -31,6 +33,22 @@ void check_binding(const Solution& s) {
 std::string language_for(const std::string& backend) { return backend == "cuda" ? "cuda" : "cpp"; }
 
 }  // namespace
+
+BuildSettings evaluation_build_settings(const EvalOptions& options, int compute_capability) {
+  BuildSettings settings;
+  settings.backend = options.backend;
+  settings.arch = arch_for_compute_capability(compute_capability, options.arch);
+  // The headers candidates compile against sit beside the kharness binary that runs them.
+  const std::filesystem::path worker =
+      options.worker_executable.empty() ? self_executable() : options.worker_executable;
+  if (is_include_dir(worker.parent_path() / "include"))
+    settings.include_dir = worker.parent_path() / "include";
+  return settings;
+}
+
+BuildCache evaluation_build_cache(const EvalOptions& options) {
+  return BuildCache(options.cache_dir.empty() ? BuildCache::default_dir() : options.cache_dir);
+}
 
 KernelSignature kernel_signature(const Definition& definition, const std::string& function) {
   KernelSignature sig;

@@ -8,6 +8,7 @@
 
 #include "build/build_cache.h"
 #include "build/build_request.h"
+#include "eval/eval_options.h"
 #include "trace/definition.h"
 #include "trace/solution.h"
 
@@ -20,6 +21,14 @@ struct BuildSettings {
   std::chrono::seconds timeout{300};
   std::filesystem::path include_dir;  // kharness + dlpack headers; empty: default_include_dir()
 };
+
+// The settings evaluate_solution builds with on a device of this compute capability (0:
+// none, the CPU), so that a build made ahead of an evaluation is the cache entry the
+// evaluation then finds: the loop builds a stage's candidates side by side this way.
+[[nodiscard]] BuildSettings evaluation_build_settings(const EvalOptions& options, int compute_capability);
+
+// The build cache evaluate_solution uses under these options.
+[[nodiscard]] BuildCache evaluation_build_cache(const EvalOptions& options);
 
 // The ABI signature a definition asks of an entry function.
 [[nodiscard]] KernelSignature kernel_signature(const Definition& definition, const std::string& function);

@@ -60,10 +60,26 @@ std::vector<std::string> step_keys(const std::filesystem::path& dir) {
   return keys;
 }
 
+// Controller runs whose candidate was compiled by the evaluation itself (a cache miss).
+std::int64_t runs_that_compiled(const std::filesystem::path& dir) {
+  archive::Archive a = archive::Archive::open_existing(dir);
+  archive::Statement s = a.db().prepare(
+      "SELECT count(*) FROM runs JOIN builds ON runs.build_id = builds.id WHERE runs.origin = 'controller' "
+      "AND "
+      "builds.cache_hit = 0");
+  s.step();
+  return s.column_int(0);
+}
+
 TEST(OptimizeCommand, TunerPromotesAClearlyFasterSettingAndSaysWhy) {
   test::TempDir tmp("optimize-tuner");
   const auto archive = tmp.path() / "a";
+  // A cache of its own: only the start is compiled by an evaluation; the round builds its
+  // candidates side by side first, so their evaluations find them built.
+  ASSERT_EQ(setenv("KHARNESS_CACHE_DIR", (tmp.path() / "cache").c_str(), 1), 0);
   const nlohmann::json s = run_json(loop_args(archive, "--from '" + kSlow + "' --rounds 1 --seed 7"));
+  unsetenv("KHARNESS_CACHE_DIR");
+  EXPECT_EQ(runs_that_compiled(archive), 1);
   EXPECT_EQ(s.at("best").at("name"), kFastName);
   ASSERT_EQ(s.at("decisions").size(), 1u);
   EXPECT_EQ(s.at("decisions")[0].at("kind"), "promote");
