@@ -70,6 +70,16 @@ class Backend {
     for (const Copy& c : copies) download(c.dst, c.src, c.bytes);
   }
 
+  // Content hashes (tensor/chunked_hash.h) of device memory, one per region in order,
+  // computed where the bytes lie: the input-tamper check hashes gigabytes per request,
+  // and copying them to the host to hash took seconds. Like download, it first waits for
+  // the whole device, so work a candidate left in flight cannot race the reads.
+  struct Region {
+    const void* data;
+    std::size_t bytes;
+  };
+  [[nodiscard]] virtual std::vector<std::uint64_t> hash_all(const std::vector<Region>& regions) = 0;
+
   // The stream handed to kernels (cudaStream_t, or nullptr on CPU).
   [[nodiscard]] virtual void* stream() = 0;
   // Waits for all work on the whole device, every stream. Throws kh::Error carrying the

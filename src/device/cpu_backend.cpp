@@ -10,6 +10,7 @@
 #include "device/host_topology.h"
 #include "error/error.h"
 #include "eval/timing/steady_clock_timer.h"
+#include "tensor/chunked_hash.h"
 #include "tensor/page_populate.h"
 
 namespace kh {
@@ -54,6 +55,14 @@ void CpuBackend::download(void* dst, const void* src, std::size_t bytes) {
 
 void CpuBackend::fill(void* dst, std::uint8_t byte, std::size_t bytes) {
   if (bytes > 0) std::memset(dst, byte, bytes);
+}
+
+std::vector<std::uint64_t> CpuBackend::hash_all(const std::vector<Region>& regions) {
+  std::vector<std::uint64_t> hashes;
+  hashes.reserve(regions.size());
+  for (const Region& r : regions)
+    hashes.push_back(chunked_hash({static_cast<const std::byte*>(r.data), r.bytes}));
+  return hashes;
 }
 
 DevicePeaks CpuBackend::measure_peaks() { return measure_host_peaks(); }

@@ -5,12 +5,15 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 
+#include "device/cuda_chunked_hash.h"
 #include "device/cuda_peaks.h"
 #include "error/error.h"
 #include "eval/timing/cupti_span_timer.h"
 #include "eval/timing/detail/cuda_call.h"
 #include "eval/timing/event_timer.h"
+#include "tensor/chunked_hash.h"
 
 namespace kh {
 
@@ -163,6 +166,20 @@ void CudaBackend::download_all(const std::vector<Copy>& copies) {
     KH_CUDA_CALL(cudaMemcpyAsync(c.dst, c.src, c.bytes, cudaMemcpyDeviceToHost, housekeeping_stream_.get()));
   }
   KH_CUDA_CALL(cudaStreamSynchronize(housekeeping_stream_.get()));
+}
+
+std::vector<std::uint64_t> CudaBackend::hash_all(const std::vector<Region>& regions) {
+  synchronize();
+  const std::vector<std::uint64_t> chunks = hash_chunks_on_device(regions, housekeeping_stream_.get());
+  std::vector<std::uint64_t> hashes;
+  hashes.reserve(regions.size());
+  std::size_t first = 0;
+  for (const Region& r : regions) {
+    const std::size_t count = hash_chunk_count(r.bytes);
+    hashes.push_back(combine_chunk_hashes(std::span(chunks).subspan(first, count), r.bytes));
+    first += count;
+  }
+  return hashes;
 }
 
 // One device synchronisation for the whole preparation: the memsets and the flush are

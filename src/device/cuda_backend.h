@@ -45,6 +45,9 @@ class CudaBackend final : public Backend {
   void flush_cache() override { flush_.flush(housekeeping_stream_.get()); }
   void upload_all(const std::vector<Copy>& copies) override;
   void download_all(const std::vector<Copy>& copies) override;
+  // A kernel on the housekeeping stream hashes every chunk (one warp each); only the
+  // chunk hashes come back, and the host mixes them (cuda_chunked_hash.h).
+  [[nodiscard]] std::vector<std::uint64_t> hash_all(const std::vector<Region>& regions) override;
   void poison_then_flush(const std::vector<std::pair<void*, std::size_t>>& regions,
                          std::uint8_t byte) override;
   [[nodiscard]] std::optional<double> sm_clock_mhz() override { return clocks_.sm_clock_mhz(); }

@@ -128,13 +128,6 @@ void download(Backend& backend, const std::vector<DeviceTensor>& device, std::ve
   backend.download_all(copies);
 }
 
-void download_sets(Backend& backend, const std::vector<std::vector<DeviceTensor>>& device,
-                   std::vector<std::vector<HostTensor>>& host) {
-  std::vector<Backend::Copy> copies;
-  for (std::size_t s = 0; s < device.size(); ++s) stage_download(device[s], host[s], copies);
-  backend.download_all(copies);
-}
-
 namespace {
 
 kh_arg scalar_arg(const DeviceTensor& t, int index) {

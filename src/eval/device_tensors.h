@@ -59,8 +59,6 @@ struct DeviceTensor {
 void poison(Backend& backend, std::vector<DeviceTensor>& tensors, std::uint8_t pattern);
 // Copies device tensors back into host tensors of the same shapes.
 void download(Backend& backend, const std::vector<DeviceTensor>& device, std::vector<HostTensor>& host);
-void download_sets(Backend& backend, const std::vector<std::vector<DeviceTensor>>& device,
-                   std::vector<std::vector<HostTensor>>& host);
 
 // kh_args in ABI order: inputs, then outputs. The result points into the tensors'
 // views, so it is valid while they live.

@@ -11,11 +11,14 @@
 //           iterations | robust:{max_noise,min_samples,min_time_s,timeout_s,max_samples},
 //           recheck}
 //          -> {timer, timer_note, samples:[{ms, event_ms, activities, valid, clock_mhz}],
-//              recheck:[{iteration, set}], input_hashes_after:[[hex per input] per set],
+//              recheck:[{iteration, set}], input_hashes_before, input_hashes_after:
+//              [[hex per input] per set],
 //              stop_reason, error?, sticky, stray}
 //          payload: the outputs of the rechecked iterations, concatenated
 //   peaks  {}   -> {peaks:{bandwidth, fp32, bf16_tensor, fp8_tensor, method}}
 //   shutdown {}
+// Input hashes are chunked_hash (tensor/chunked_hash.h) of each input's bytes, taken on
+// the device after upload ("before") and after the call or the timed loop ("after").
 // A reply of kind "error" carries {message} for a failure of the harness itself
 // (bad request, unloadable library); candidate failures travel in "error" fields of
 // the normal replies so that the orchestrator can classify them.

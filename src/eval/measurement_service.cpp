@@ -16,7 +16,7 @@
 #include "eval/thread_activity_probe.h"
 #include "eval/timed_loop.h"
 #include "eval/worker_payload.h"
-#include "tensor/fast_hash.h"
+#include "tensor/chunked_hash.h"
 #include "trace/json_io.h"
 #include "worker/worker_endpoint.h"
 
@@ -40,37 +40,47 @@ RequestedWorkload parse_workload_request(const ordered_json& h) {
 
 std::string hex(std::uint64_t v) { return fmt::format("{:016x}", v); }
 
-ordered_json hash_inputs(const std::vector<HostTensor>& inputs) {
-  ordered_json hashes = ordered_json::array();
-  for (const HostTensor& t : inputs) hashes.push_back(hex(hash_bytes(t.bytes())));
-  return hashes;
+// Queues the device tensors of one set for hashing (scalars have no device memory).
+void stage_hash(const std::vector<DeviceTensor>& device, std::vector<Backend::Region>& regions) {
+  for (const DeviceTensor& t : device) {
+    if (!t.scalar) regions.push_back({t.data, t.bytes});
+  }
 }
 
-std::vector<HostTensor> fresh_like(const std::vector<HostTensor>& templates) {
-  std::vector<HostTensor> out;
-  out.reserve(templates.size());
-  for (const HostTensor& t : templates) {
-    out.push_back(t.is_scalar() ? HostTensor::scalar(t.dtype()) : HostTensor(t.dtype(), t.shape()));
+// One set's hashes, in definition order: a tensor's from the device, taken from `hashes`
+// at `next`; a scalar's from its host value, since it never leaves the host.
+ordered_json set_hashes(const std::vector<DeviceTensor>& device, const std::vector<HostTensor>& host,
+                        const std::vector<std::uint64_t>& hashes, std::size_t& next) {
+  ordered_json out = ordered_json::array();
+  for (std::size_t i = 0; i < device.size(); ++i) {
+    out.push_back(hex(device[i].scalar ? chunked_hash(host[i].bytes()) : hashes.at(next++)));
   }
   return out;
 }
 
-// Tensors shaped like `host` to read device inputs back into; scalars, which never leave
-// the host, keep their value.
-std::vector<HostTensor> copy_scalars_only(const std::vector<HostTensor>& host) {
-  std::vector<HostTensor> out = fresh_like(host);
-  for (std::size_t i = 0; i < host.size(); ++i) {
-    if (host[i].is_scalar()) out[i] = host[i].clone();
-  }
+// Content hashes of the inputs, computed where they lie: nothing is read back.
+ordered_json hash_inputs(Backend& backend, const std::vector<DeviceTensor>& device,
+                         const std::vector<HostTensor>& host) {
+  std::vector<Backend::Region> regions;
+  stage_hash(device, regions);
+  std::size_t next = 0;
+  return set_hashes(device, host, backend.hash_all(regions), next);
+}
+
+// The same for every input set of a timed request, in one device pass.
+ordered_json hash_input_sets(Backend& backend, const std::vector<std::vector<DeviceTensor>>& device,
+                             const std::vector<std::vector<HostTensor>>& host) {
+  std::vector<Backend::Region> regions;
+  for (const auto& set : device) stage_hash(set, regions);
+  const std::vector<std::uint64_t> hashes = backend.hash_all(regions);
+  ordered_json out = ordered_json::array();
+  std::size_t next = 0;
+  for (std::size_t s = 0; s < device.size(); ++s) out.push_back(set_hashes(device[s], host[s], hashes, next));
   return out;
 }
 
-// Reads device inputs back to see whether the call wrote them.
-ordered_json hash_device_inputs(Backend& backend, const std::vector<DeviceTensor>& device,
-                                const std::vector<HostTensor>& host) {
-  std::vector<HostTensor> after = copy_scalars_only(host);
-  download(backend, device, after);
-  return hash_inputs(after);
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
 // Input sets are independent, so they are generated side by side: with one set per timed
@@ -147,9 +157,9 @@ Message MeasurementService::check(const Message& request) {
   const auto seed = request.header.at("seed").get<std::uint64_t>();
   std::vector<HostTensor> inputs = make_inputs(w.definition, w.workload, seed, w.root);
   std::vector<HostTensor> outputs = make_outputs(w.definition, resolve_axes(w.definition, w.workload));
-  ordered_json reply = {{"input_hashes_before", hash_inputs(inputs)}, {"sticky", false}};
-
   std::vector<DeviceTensor> device_in = upload(*backend_, inputs);
+  ordered_json reply = {{"input_hashes_before", hash_inputs(*backend_, device_in, inputs)},
+                        {"sticky", false}};
   std::vector<DeviceTensor> device_out = allocate_like(*backend_, outputs);
   poison(*backend_, device_out, request.header.value("poison", std::uint8_t{0xFF}));
   backend_->synchronize();
@@ -182,7 +192,7 @@ Message MeasurementService::check(const Message& request) {
     return Message::make(measurement::kCheck, request.request_id, reply);
   }
   download(*backend_, device_out, outputs);
-  reply["input_hashes_after"] = hash_device_inputs(*backend_, device_in, inputs);
+  reply["input_hashes_after"] = hash_inputs(*backend_, device_in, inputs);
   reply["outputs"] = describe_tensors(w.definition.outputs, outputs);
   return Message::make(measurement::kCheck, request.request_id, reply, concatenate(outputs));
 }
@@ -195,10 +205,13 @@ Message MeasurementService::time(const Message& request) {
   std::vector<std::vector<DeviceTensor>> device_sets;
   auto t = Clock::now();
   host_sets = generate_sets(w, h.at("set_seeds").get<std::vector<std::uint64_t>>());
-  const double generate_ms = std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  const double generate_ms = ms_since(t);
   t = Clock::now();
   device_sets = upload_sets(*backend_, host_sets);
-  const double upload_ms = std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  const double upload_ms = ms_since(t);
+  t = Clock::now();
+  ordered_json before = hash_input_sets(*backend_, device_sets, host_sets);
+  double hash_ms = ms_since(t);
   const std::vector<HostTensor> templates =
       make_outputs(w.definition, resolve_axes(w.definition, w.workload));
   TimedLoopConfig config;
@@ -221,21 +234,10 @@ Message MeasurementService::time(const Message& request) {
     return Message::make(measurement::kTime, request.request_id, reply);
   }
   t = Clock::now();
-  ordered_json before = ordered_json::array();
-  ordered_json after = ordered_json::array();
-  std::vector<std::vector<HostTensor>> read_back;
-  read_back.reserve(host_sets.size());
-  for (const auto& set : host_sets) read_back.push_back(copy_scalars_only(set));
-  download_sets(*backend_, device_sets, read_back);
-  for (std::size_t s = 0; s < host_sets.size(); ++s) {
-    before.push_back(hash_inputs(host_sets[s]));
-    after.push_back(hash_inputs(read_back[s]));
-  }
-  reply["input_hashes_before"] = before;
-  reply["input_hashes_after"] = after;
-  reply["setup_ms"] = {{"generate", generate_ms},
-                       {"upload", upload_ms},
-                       {"hash", std::chrono::duration<double, std::milli>(Clock::now() - t).count()}};
+  reply["input_hashes_before"] = std::move(before);
+  reply["input_hashes_after"] = hash_input_sets(*backend_, device_sets, host_sets);
+  hash_ms += ms_since(t);
+  reply["setup_ms"] = {{"generate", generate_ms}, {"upload", upload_ms}, {"hash", hash_ms}};
   return timed_reply(request.request_id, w.definition, r, reply);
 }
 

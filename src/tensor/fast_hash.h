@@ -1,5 +1,6 @@
-// A fast, stable 64-bit content hash, for checking that a kernel left its inputs
-// untouched (hash before the call, hash after) and for naming generated inputs.
+// A fast, stable 64-bit content hash of host bytes, for naming generated inputs and
+// other content keys. The input-tamper check uses chunked_hash.h instead, which a GPU
+// computes in place.
 //
 // Not cryptographic. Stable across runs and machines (little-endian word order is part
 // of the definition), about 10 GB/s on one core: four independent multiply-rotate lanes

@@ -3,11 +3,14 @@
 #include <dlpack/dlpack.h>
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "error/error.h"
 #include "eval/timing/iteration_timer.h"
+#include "tensor/chunked_hash.h"
 
 namespace kh {
 namespace {
@@ -49,6 +52,33 @@ TEST(CpuBackend, FillUploadDownloadRoundTrip) {
   backend.download(back.data(), device, kBytes);
   EXPECT_EQ(back, host);
   backend.release(device);
+}
+
+// Device memory is host memory: the hash is the host implementation over the buffer
+// itself, so a write through the device pointer shows at once.
+TEST(CpuBackend, HashAllIsTheHostImplementationInPlace) {
+  CpuBackend backend;
+  const std::vector<std::size_t> sizes = {0, 1, 7, 33, (256u << 10) + 1, (3u << 20) + 5};
+  std::vector<Backend::Region> regions;
+  std::vector<std::vector<std::byte>> host;
+  for (const std::size_t n : sizes) {
+    std::vector<std::byte>& h = host.emplace_back(n);
+    for (std::size_t i = 0; i < n; ++i) h[i] = static_cast<std::byte>(i * 31 + n);
+    void* device = backend.allocate(n);
+    backend.upload(device, h.data(), n);
+    regions.push_back({device, n});
+  }
+  const std::vector<std::uint64_t> hashes = backend.hash_all(regions);
+  ASSERT_EQ(hashes.size(), sizes.size());
+  for (std::size_t r = 0; r < sizes.size(); ++r) {
+    EXPECT_EQ(hashes[r], chunked_hash(std::span<const std::byte>(host[r]))) << sizes[r] << " bytes";
+  }
+  static_cast<std::byte*>(const_cast<void*>(regions.back().data))[sizes.back() - 1] ^= std::byte{1};
+  const std::vector<std::uint64_t> after = backend.hash_all(regions);
+  EXPECT_NE(after.back(), hashes.back());
+  EXPECT_EQ(after.front(), hashes.front());
+  EXPECT_TRUE(backend.hash_all({}).empty());
+  for (const Backend::Region& r : regions) backend.release(const_cast<void*>(r.data));
 }
 
 TEST(CpuBackend, StreamlessAndNeverSticky) {

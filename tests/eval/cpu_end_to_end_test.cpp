@@ -116,6 +116,17 @@ TEST_F(CpuEndToEnd, ModifiedInputIsRewardHack) {
   expect_all(run("modifies_input.cpp"), EvalStatus::reward_hack, "input 'hidden_states' was modified");
 }
 
+// Writes its input only from its 5th call on, inside the first workload's timed run: the
+// input hashes taken before and after the timed loop must catch it there.
+TEST_F(CpuEndToEnd, InputModifiedOnlyWhileTimedIsRewardHack) {
+  SolutionEvaluation e = run("modifies_input_when_timed.cpp");
+  expect_all(e, EvalStatus::reward_hack, "input 'hidden_states' was modified");
+  bool caught_while_timed = false;
+  for (const WorkloadResult& w : e.workloads)
+    caught_while_timed |= w.log.find("timed input set") != std::string::npos;
+  EXPECT_TRUE(caught_while_timed) << "no workload was caught by the timed run's hashes";
+}
+
 // Under load the detached thread may not even run before the outputs are read; then the
 // outputs are unwritten. Either way it must never pass.
 TEST_F(CpuEndToEnd, WorkOnAHiddenThreadIsCaught) {
@@ -133,7 +144,10 @@ TEST_F(CpuEndToEnd, WorkOnAHiddenThreadIsCaught) {
 TEST_F(CpuEndToEnd, PointerCacheGetsNoFakeSpeedup) {
   for (const WorkloadResult& w : run("pointer_cache.cpp").workloads) {
     if (w.status == EvalStatus::passed) {
-      EXPECT_GT(w.latency->latency_ms, 1.5) << "a cached answer was timed: trial medians " << ::testing::PrintToString(w.latency->trial_medians_ms) << ", samples " << w.latency->stats.count << ", min " << w.latency->stats.min << ", workload " << w.workload.uuid;
+      EXPECT_GT(w.latency->latency_ms, 1.5)
+          << "a cached answer was timed: trial medians "
+          << ::testing::PrintToString(w.latency->trial_medians_ms) << ", samples " << w.latency->stats.count
+          << ", min " << w.latency->stats.min << ", workload " << w.workload.uuid;
     }
   }
 }
@@ -141,7 +155,10 @@ TEST_F(CpuEndToEnd, PointerCacheGetsNoFakeSpeedup) {
 TEST_F(CpuEndToEnd, ContentCacheGetsNoFakeSpeedup) {
   for (const WorkloadResult& w : run("content_cache.cpp").workloads) {
     if (w.status == EvalStatus::passed) {
-      EXPECT_GT(w.latency->latency_ms, 1.5) << "a cached answer was timed: trial medians " << ::testing::PrintToString(w.latency->trial_medians_ms) << ", samples " << w.latency->stats.count << ", min " << w.latency->stats.min << ", workload " << w.workload.uuid;
+      EXPECT_GT(w.latency->latency_ms, 1.5)
+          << "a cached answer was timed: trial medians "
+          << ::testing::PrintToString(w.latency->trial_medians_ms) << ", samples " << w.latency->stats.count
+          << ", min " << w.latency->stats.min << ", workload " << w.workload.uuid;
     }
   }
 }

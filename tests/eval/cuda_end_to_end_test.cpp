@@ -147,6 +147,17 @@ TEST_F(CudaEndToEnd, ModifiedInputIsRewardHack) {
   expect_all(run("modifies_input.cu"), EvalStatus::reward_hack, "input 'hidden_states' was modified");
 }
 
+// Writes its input only from its 5th call on, inside the first workload's timed run: the
+// hashes taken on the device before and after the timed loop must catch it there.
+TEST_F(CudaEndToEnd, InputModifiedOnlyWhileTimedIsRewardHack) {
+  SolutionEvaluation e = run("modifies_input_when_timed.cu");
+  expect_all(e, EvalStatus::reward_hack, "input 'hidden_states' was modified");
+  bool caught_while_timed = false;
+  for (const WorkloadResult& w : e.workloads)
+    caught_while_timed |= w.log.find("timed input set") != std::string::npos;
+  EXPECT_TRUE(caught_while_timed) << "no workload was caught by the timed run's hashes";
+}
+
 // CUPTI sees every stream and the timer synchronises the whole device, so work moved
 // to another stream is timed; an event timer on the harness's stream alone would see
 // next to nothing.
