@@ -45,6 +45,7 @@ struct EvalArgs {
   bool small = false;
   bool official_status = false;
   bool no_reference_timing = false;
+  bool no_timing = false;
   bool baseline = false;
   int trials = 3;
   int timing_trials = 3;
@@ -98,6 +99,7 @@ EvalOptions make_options(const EvalArgs& a, const std::string& backend, const Op
   o.iterations = a.iterations.value_or(op && op->iterations ? *op->iterations : o.iterations);
   o.timeout = std::chrono::seconds(static_cast<long>(a.timeout_s));
   o.time_reference = !a.no_reference_timing;
+  o.time_candidate = !a.no_timing;
   o.seed = a.seed;
   o.robust = a.robust;
   return o;
@@ -253,6 +255,8 @@ void register_eval(CLI::App& app, int& exit_code) {
   cmd->add_flag("--official-status", args->official_status,
                 "Write REWARD_HACK as RUNTIME_ERROR (upstream statuses)");
   cmd->add_flag("--no-reference-timing", args->no_reference_timing, "Do not time the reference (no speedup)");
+  cmd->add_flag("--no-timing", args->no_timing,
+                "Check correctness only: no latency (a profiler's session, where only the calls matter)");
   cmd->add_option("--archive", args->archive,
                   "Record the run (solution, builds, traces, samples, environment) in this archive folder");
   cmd->add_option("--parent", args->lineage.parent,

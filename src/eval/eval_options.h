@@ -45,6 +45,7 @@ struct EvalOptions {
   double throttle_ratio = 0.75;        // samples below this share of the nominal SM clock are dropped
   std::chrono::seconds timeout{300};   // per worker request: wall-clock limit of one call
   std::size_t input_set_budget_bytes = 0;  // 0: 2 GiB on CUDA, 256 MiB on the CPU
+  bool time_candidate = true;              // false: correctness only, no latency (the profiler's ncu session)
   bool time_reference = true;
   bool speed_of_light = true;               // measure (once per device) and apply the device's peaks
   std::optional<std::uint64_t> seed;        // base of the seed stream; fresh from the OS when unset

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <future>
 #include <numeric>
 #include <random>
 
@@ -42,7 +43,9 @@ WorkloadResult WorkloadEvaluation::run() {
   result_.workload = ctx_.workload;
   result_.status = EvalStatus::passed;
   const std::size_t restarts_before = candidate_.restarts();
-  if (check_correctness() && measure(candidate_, true, result_.latency) && ctx_.options.time_reference) {
+  const bool checked = check_correctness();
+  if (checked && ctx_.options.time_candidate && measure(candidate_, true, result_.latency) &&
+      ctx_.options.time_reference) {
     if (!measure(reference_, false, result_.reference_latency)) result_.reference_latency.reset();
   }
   result_.worker_restarts = candidate_.restarts() - restarts_before;
@@ -78,7 +81,10 @@ void WorkloadEvaluation::fail_call(const CallFailure& f, const std::string& when
 const CheckResult* WorkloadEvaluation::reference_outputs(std::uint64_t seed) {
   auto it = reference_cache_.find(seed);
   if (it != reference_cache_.end()) return &it->second;
-  Outcome<CheckResult> r = reference_.check(ctx_.definition, ctx_.workload, ctx_.root, seed, kPoison[0]);
+  return keep_reference(seed, reference_.check(ctx_.definition, ctx_.workload, ctx_.root, seed, kPoison[0]));
+}
+
+const CheckResult* WorkloadEvaluation::keep_reference(std::uint64_t seed, Outcome<CheckResult> r) {
   if (!r.value) {
     fail(EvalStatus::runtime_error,
          fmt::format("the reference failed on seed {}: {}", seed, r.failure->message));
@@ -119,14 +125,26 @@ bool WorkloadEvaluation::check_correctness() {
   for (int t = 0; t < ctx_.options.correctness_trials; ++t) {
     const std::uint64_t seed = seeds_.next();
     result_.check_seeds.push_back(seed);
-    const CheckResult* ref = reference_outputs(seed);
-    if (ref == nullptr) return false;
+    // The reference computes the same inputs in its own worker meanwhile: nothing is timed
+    // here, and each worker spends most of a check generating and copying inputs. The
+    // future is declared after `seed` so that an early return waits for it first.
+    std::future<Outcome<CheckResult>> reference = std::async(std::launch::async, [this, seed] {
+      return reference_.check(ctx_.definition, ctx_.workload, ctx_.root, seed, kPoison[0]);
+    });
     const std::string when = fmt::format("correctness trial {} (seed {})", t + 1, seed);
     Outcome<CheckResult> out;
+    std::optional<std::string> malformed;
     try {
       out = candidate_.check(ctx_.definition, ctx_.workload, ctx_.root, seed, kPoison[t % 2]);
     } catch (const Error& e) {
-      fail(EvalStatus::reward_hack, fmt::format("{}: malformed reply from the worker: {}", when, e.what()));
+      malformed = e.what();
+    }
+    // A reference that failed is the harness's problem: it is reported before anything
+    // the candidate did.
+    const CheckResult* ref = keep_reference(seed, reference.get());
+    if (ref == nullptr) return false;
+    if (malformed) {
+      fail(EvalStatus::reward_hack, fmt::format("{}: malformed reply from the worker: {}", when, *malformed));
       return false;
     }
     if (!out.value) {

@@ -49,6 +49,8 @@ class WorkloadEvaluation {
   bool verify_inputs_untouched(const std::vector<std::string>& before, const std::vector<std::string>& after,
                                const std::string& when);
   [[nodiscard]] const CheckResult* reference_outputs(std::uint64_t seed);
+  // Caches the reference's check of `seed`, or records its failure and returns null.
+  [[nodiscard]] const CheckResult* keep_reference(std::uint64_t seed, Outcome<CheckResult> r);
   [[nodiscard]] CheckVerdict compare(const CheckResult& candidate, const CheckResult& reference,
                                      std::uint64_t seed);
   [[nodiscard]] nlohmann::ordered_json protocol_fields() const;

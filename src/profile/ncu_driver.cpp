@@ -43,13 +43,7 @@ std::vector<std::string> ncu_command(const std::filesystem::path& ncu, const Ncu
                                 "cuda",
                                 "--trials",
                                 "2",
-                                "--timing-trials",
-                                "1",
-                                "--warmup",
-                                "0",
-                                "--iterations",
-                                "1",
-                                "--no-reference-timing"};
+                                "--no-timing"};
   for (const std::string& uuid : r.workloads) {
     argv.push_back("--workload");
     argv.push_back(uuid);

@@ -2,6 +2,7 @@
 // a gallery of broken and cheating solutions that must each get the right status.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 
 #include "end_to_end_fixture.h"
@@ -161,6 +162,34 @@ TEST_F(CpuEndToEnd, ContentCacheGetsNoFakeSpeedup) {
           << ", min " << w.latency->stats.min << ", workload " << w.workload.uuid;
     }
   }
+}
+
+// The reference's check of a trial runs while the candidate's does. Both sleep 300 ms a
+// call, so three more trials cost 1.8 s one after the other and 0.9 s side by side;
+// the difference of two runs (after one that builds) leaves the workers' start out.
+TEST_F(CpuEndToEnd, ReferenceAndCandidateAreCheckedSideBySide) {
+  const Solution sleeper = test::gallery_solution(kSolutions, "sleeps.cpp", "cpp", {"rmsnorm_common.h"});
+  const OperatorEntry* op = ops_->find("rmsnorm_h128");
+  const EvaluationTarget t{op->definition, {ops_->workloads("rmsnorm_h128", false).front()},
+                           op->dir,        sleeper,
+                           sleeper,        "default",
+                           *op->tolerance, op->speed_of_light};
+  auto seconds_for = [&](int trials) {
+    EvalOptions o = options("side-by-side");
+    o.correctness_trials = trials;
+    o.time_candidate = false;  // correctness only: what is measured is the checks
+    const auto t0 = std::chrono::steady_clock::now();
+    const SolutionEvaluation e = evaluate_solution(t, o);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_TRUE(e.all_passed());
+    for (const WorkloadResult& w : e.workloads) EXPECT_FALSE(w.latency) << "no timing was asked for";
+    return s;
+  };
+  seconds_for(1);  // builds the solution into the cache
+  const double one = seconds_for(1);
+  const double four = seconds_for(4);
+  EXPECT_GT(four - one, 0.85) << "three more trials of 300 ms calls";
+  EXPECT_LT(four - one, 1.5) << "one trial = " << one << " s, four = " << four << " s";
 }
 
 TEST_F(CpuEndToEnd, RobustProtocolReportsNoiseAndStops) {

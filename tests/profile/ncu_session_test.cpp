@@ -74,6 +74,11 @@ TEST(NcuDriver, OneSessionEvaluatesEveryWorkloadAndSelectsTheSecondCall) {
   ASSERT_NE(include, argv.end());
   EXPECT_EQ(*(include + 1), "kh_candidate_2/");
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--clock-control"), argv.end());
+  // Two correctness calls per workload and no timing: only the second call is profiled.
+  const auto trials = std::find(argv.begin(), argv.end(), "--trials");
+  ASSERT_NE(trials, argv.end());
+  EXPECT_EQ(*(trials + 1), "2");
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--no-timing"), argv.end());
 }
 
 // A stand-in for ncu: writes one launch per workload it is asked for, inside that
