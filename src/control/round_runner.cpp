@@ -247,6 +247,7 @@ void Round::run_stage(const StageBounds& bounds, const Retained& parent) {
 
 void Round::prebuild(const std::vector<CandidateOutcome>& offered, const std::vector<std::size_t>& chosen) {
   std::vector<Solution> solutions;
+  solutions.reserve(chosen.size());
   for (std::size_t i : chosen) solutions.push_back(offered[i].candidate.solution);
   const auto t0 = std::chrono::steady_clock::now();
   const std::size_t built = steps_.prebuild(solutions);
