@@ -108,5 +108,12 @@ TEST(NcuMetrics, H200SectionPageAfterProgramOutput) {
   EXPECT_EQ(k[0].dram_bytes, 0) << "the sections page has no dram__bytes.sum: missing metrics are 0";
 }
 
+TEST(NcuMetrics, H200CaptureCarriesTheCallRange) {
+  const auto k = parse_ncu_raw_csv(fixture("h200_gdn_decode_large_ncu_raw.csv"));
+  ASSERT_EQ(k.size(), 1u);
+  EXPECT_NE(k[0].nvtx_stack.find("<default domain>:kh_candidate_2:none"), std::string::npos)
+      << k[0].nvtx_stack;
+}
+
 }  // namespace
 }  // namespace kh

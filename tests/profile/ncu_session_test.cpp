@@ -8,36 +8,20 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "eval/profiler_ranges.h"
 #include "profile/ncu_driver.h"
-#include "profile/ncu_metrics.h"
 #include "profile/profile_session.h"
 #include "support/temp_dir.h"
 
 namespace kh {
 namespace {
 
-std::string fixture(const std::string& name) {
-  std::ifstream in(std::filesystem::path(KHARNESS_SOURCE_DIR) / "tests/profile/fixtures" / name);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 KernelMetrics launch(const std::string& kernel, const std::string& stack) {
   KernelMetrics k;
   k.kernel = kernel;
   k.nvtx_stack = stack;
   return k;
-}
-
-TEST(NcuMetrics, H200CaptureCarriesTheCallRange) {
-  const auto k = parse_ncu_raw_csv(fixture("h200_gdn_decode_large_ncu_raw.csv"));
-  ASSERT_EQ(k.size(), 1u);
-  EXPECT_NE(k[0].nvtx_stack.find("<default domain>:kh_candidate_2:none"), std::string::npos)
-      << k[0].nvtx_stack;
 }
 
 TEST(NcuWorkloads, LaunchesAreMappedByTheirWorkloadRange) {
@@ -110,6 +94,15 @@ n=$(echo $workloads | wc -w)
   return path;
 }
 
+ProfileRequest request_in(const std::filesystem::path& dir) {
+  ProfileRequest request;
+  request.target.definition.name = "rmsnorm_h4096";
+  request.kharness = "/opt/kharness";
+  request.solution_file = dir / "solution.json";
+  request.out_dir = dir / "out";
+  return request;
+}
+
 ProfileReport report_with(const std::vector<std::string>& uuids) {
   ProfileReport report;
   report.definition = "rmsnorm_h4096";
@@ -124,11 +117,7 @@ ProfileReport report_with(const std::vector<std::string>& uuids) {
 TEST(NcuSession, OneSessionServesEveryRegimeAndAMissedOneIsProfiledAlone) {
   test::TempDir dir;
   ASSERT_EQ(setenv("KHARNESS_NCU", fake_ncu(dir.path()).c_str(), 1), 0);
-  ProfileRequest request;
-  request.target.definition.name = "rmsnorm_h4096";
-  request.kharness = "/opt/kharness";
-  request.solution_file = dir.path() / "solution.json";
-  request.out_dir = dir.path() / "out";
+  const ProfileRequest request = request_in(dir.path());
   ProfileReport report = report_with({"w-small", "w-medium", "w-large"});
   attach_ncu_metrics(request, report);
   unsetenv("KHARNESS_NCU");
@@ -154,11 +143,7 @@ TEST(NcuSession, ASessionWithNoLaunchAtAllIsNotRetriedPerRegime) {
   std::ofstream(ncu) << "#!/bin/sh\necho ncu failed >&2\nexit 3\n";
   std::filesystem::permissions(ncu, std::filesystem::perms::owner_all);
   ASSERT_EQ(setenv("KHARNESS_NCU", ncu.c_str(), 1), 0);
-  ProfileRequest request;
-  request.target.definition.name = "rmsnorm_h4096";
-  request.kharness = "/opt/kharness";
-  request.solution_file = dir.path() / "solution.json";
-  request.out_dir = dir.path() / "out";
+  const ProfileRequest request = request_in(dir.path());
   ProfileReport report = report_with({"a", "b"});
   attach_ncu_metrics(request, report);
   unsetenv("KHARNESS_NCU");
