@@ -40,42 +40,29 @@ RequestedWorkload parse_workload_request(const ordered_json& h) {
 
 std::string hex(std::uint64_t v) { return fmt::format("{:016x}", v); }
 
-// Queues the device tensors of one set for hashing (scalars have no device memory).
-void stage_hash(const std::vector<DeviceTensor>& device, std::vector<Backend::Region>& regions) {
+// Content hashes of one input set, in definition order, computed where they lie: a
+// tensor's on the device, with nothing read back; a scalar's from its host value, since
+// it never leaves the host.
+ordered_json hash_inputs(Backend& backend, const std::vector<DeviceTensor>& device,
+                         const std::vector<HostTensor>& host) {
+  std::vector<Backend::Region> regions;
   for (const DeviceTensor& t : device) {
     if (!t.scalar) regions.push_back({t.data, t.bytes});
   }
-}
-
-// One set's hashes, in definition order: a tensor's from the device, taken from `hashes`
-// at `next`; a scalar's from its host value, since it never leaves the host.
-ordered_json set_hashes(const std::vector<DeviceTensor>& device, const std::vector<HostTensor>& host,
-                        const std::vector<std::uint64_t>& hashes, std::size_t& next) {
+  const std::vector<std::uint64_t> hashes = backend.hash_all(regions);
   ordered_json out = ordered_json::array();
+  std::size_t next = 0;
   for (std::size_t i = 0; i < device.size(); ++i) {
     out.push_back(hex(device[i].scalar ? chunked_hash(host[i].bytes()) : hashes.at(next++)));
   }
   return out;
 }
 
-// Content hashes of the inputs, computed where they lie: nothing is read back.
-ordered_json hash_inputs(Backend& backend, const std::vector<DeviceTensor>& device,
-                         const std::vector<HostTensor>& host) {
-  std::vector<Backend::Region> regions;
-  stage_hash(device, regions);
-  std::size_t next = 0;
-  return set_hashes(device, host, backend.hash_all(regions), next);
-}
-
-// The same for every input set of a timed request, in one device pass.
+// The same for every input set of a timed request, set by set.
 ordered_json hash_input_sets(Backend& backend, const std::vector<std::vector<DeviceTensor>>& device,
                              const std::vector<std::vector<HostTensor>>& host) {
-  std::vector<Backend::Region> regions;
-  for (const auto& set : device) stage_hash(set, regions);
-  const std::vector<std::uint64_t> hashes = backend.hash_all(regions);
   ordered_json out = ordered_json::array();
-  std::size_t next = 0;
-  for (std::size_t s = 0; s < device.size(); ++s) out.push_back(set_hashes(device[s], host[s], hashes, next));
+  for (std::size_t s = 0; s < device.size(); ++s) out.push_back(hash_inputs(backend, device[s], host[s]));
   return out;
 }
 
