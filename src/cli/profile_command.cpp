@@ -42,7 +42,8 @@ ProfileRequest make_request(const ProfileArgs& a, const std::string& backend) {
       self_executable(),
       a.out,
       EvalOptions{},
-      !a.no_ncu};
+      !a.no_ncu,
+      {}};
   std::filesystem::create_directories(r.out_dir);
   if (a.baseline) {  // ncu runs its own eval, which needs the solution as a file
     r.solution_file = r.out_dir / "solution.json";
@@ -63,7 +64,8 @@ ProfileRequest make_request(const ProfileArgs& a, const std::string& backend) {
 
 int run(const ProfileArgs& a) {
   const std::string backend = pick_backend(a.backend);
-  const ProfileRequest request = make_request(a, backend);
+  ProfileRequest request = make_request(a, backend);
+  request.on_step = [](const std::string& line) { fmt::print(stderr, "kharness profile: {}\n", line); };
   fmt::print(stderr, "kharness profile: {} on {} ({} workloads), {} backend\n", request.target.candidate.name,
              a.definition, request.target.workloads.size(), backend);
   const ProfileReport report = run_profile(request);

@@ -64,9 +64,16 @@ NcuRun run_ncu(const NcuRequest& r) {
   }
   std::filesystem::create_directories(r.work_dir);
   run.command = ncu_command(*ncu, r);
-  const detail::ProcessOutcome p = detail::run_process(run.command, r.work_dir, r.timeout);
+  // The log is written as ncu runs: a session that hangs and is killed, by its limit or
+  // by the user, still shows how far it got (which workers ncu connected to, which
+  // workloads the eval under it finished).
+  std::ofstream log(r.work_dir / "ncu.log");
+  const detail::ProcessOutcome p =
+      detail::run_process(run.command, r.work_dir, r.timeout, [&log](std::string_view chunk) {
+        log.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+        log.flush();
+      });
   run.seconds = p.seconds;
-  std::ofstream(r.work_dir / "ncu.log") << p.output;
   std::ifstream csv(r.work_dir / "ncu.csv");
   if (!csv) {
     run.note = fmt::format("ncu wrote no CSV (exit {}{}): see {}", p.exit_code,
@@ -82,8 +89,8 @@ NcuRun run_ncu(const NcuRequest& r) {
     return run;
   }
   if (run.kernels.empty()) {
-    run.note = fmt::format("ncu profiled no launch in range {} (exit {}): see {}", call_range_name(true, 2),
-                           p.exit_code, (r.work_dir / "ncu.log").string());
+    run.note = fmt::format("ncu profiled no launch in range {} (exit {}{}): see {}", call_range_name(true, 2),
+                           p.exit_code, p.timed_out ? ", timed out" : "", (r.work_dir / "ncu.log").string());
   }
   return run;
 }

@@ -18,6 +18,10 @@ bool any_memory_bound(const std::vector<WorkloadResult>& results) {
   return false;
 }
 
+void tell(const ProfileRequest& request, const std::string& line) {
+  if (request.on_step) request.on_step(line);
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
@@ -58,9 +62,16 @@ RegimePlan plan_regimes(const EvaluationTarget& t) {
 void attach_ncu_metrics(const ProfileRequest& request, ProfileReport& report) {
   std::vector<std::string> uuids;
   for (const RegimeProfile& rp : report.regimes) uuids.push_back(rp.result.workload.uuid);
-  const NcuRun joint = run_ncu(ncu_request(request, uuids, request.out_dir / "ncu"));
+  const NcuRequest joint_request = ncu_request(request, uuids, request.out_dir / "ncu");
+  tell(request,
+       fmt::format("ncu: one session over {} representative(s), at most {} s (log: {})", uuids.size(),
+                   joint_request.timeout.count(), (joint_request.work_dir / "ncu.log").string()));
+  const NcuRun joint = run_ncu(joint_request);
   report.ncu_seconds += joint.seconds;
   if (!joint.command.empty()) ++report.ncu_sessions;
+  tell(request, joint.kernels.empty() ? fmt::format("ncu: no launch profiled: {}", joint.note)
+                                      : fmt::format("ncu: {} launch(es) profiled in {:.1f} s",
+                                                    joint.kernels.size(), joint.seconds));
   for (std::size_t i = 0; i < report.regimes.size(); ++i) {
     RegimeProfile& rp = report.regimes[i];
     rp.evidence.kernels = kernels_of_workload(joint.kernels, uuids[i]);
@@ -69,6 +80,8 @@ void attach_ncu_metrics(const ProfileRequest& request, ProfileReport& report) {
       rp.ncu_note = joint.note;
       continue;
     }
+    tell(request,
+         fmt::format("ncu: regime {} had no launch in that session; profiling it alone", rp.regime.name));
     const NcuRun alone =
         run_ncu(ncu_request(request, {uuids[i]}, request.out_dir / fmt::format("ncu-{}", i)));
     report.ncu_seconds += alone.seconds;
@@ -89,7 +102,15 @@ ProfileReport run_profile(const ProfileRequest& request) {
   quick.workloads.clear();
   for (const Regime& r : report.plan.regimes)
     quick.workloads.push_back(request.target.workloads[r.representatives.front()]);
-  const SolutionEvaluation eval = evaluate_solution(quick, request.options);
+  tell(request, fmt::format("{} regime(s) over {} workload(s); evaluating one representative of each",
+                            report.plan.regimes.size(), request.target.workloads.size()));
+  EvalOptions options = request.options;
+  options.on_progress = [&](const EvalProgress& p) {
+    tell(request, fmt::format("evaluated {}/{}: regime {}, workload {}: {}", p.done, p.total,
+                              report.plan.regimes.at(p.done - 1).name, p.workload.substr(0, 8), p.status));
+    if (request.options.on_progress) request.options.on_progress(p);
+  };
+  const SolutionEvaluation eval = evaluate_solution(quick, options);
   report.device = eval.device;
   report.evaluation_seconds = seconds_since(started);
 
@@ -100,6 +121,8 @@ ProfileReport run_profile(const ProfileRequest& request) {
     context.memory_bound = any_memory_bound(eval.workloads);
     report.static_report = analyse_binary(eval.candidate_build.library, eval.candidate_build.log, context);
     report.static_analysed = true;
+    tell(request, fmt::format("static analysis: {} kernel(s), {} warning(s)",
+                              report.static_report.resources.size(), report.static_report.warnings.size()));
   }
   for (std::size_t i = 0; i < report.plan.regimes.size(); ++i) {
     RegimeProfile rp;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -29,6 +30,9 @@ struct ProfileRequest {
   std::filesystem::path out_dir;        // report, ncu CSVs and logs
   EvalOptions options;
   bool use_ncu = true;
+  // Told each step as it starts or ends (regimes found, a representative evaluated, the
+  // ncu session), one line at a time: a profile takes tens of seconds on large shapes.
+  std::function<void(const std::string&)> on_step;
 };
 
 struct RegimeProfile {

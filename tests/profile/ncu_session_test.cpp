@@ -117,10 +117,18 @@ ProfileReport report_with(const std::vector<std::string>& uuids) {
 TEST(NcuSession, OneSessionServesEveryRegimeAndAMissedOneIsProfiledAlone) {
   test::TempDir dir;
   ASSERT_EQ(setenv("KHARNESS_NCU", fake_ncu(dir.path()).c_str(), 1), 0);
-  const ProfileRequest request = request_in(dir.path());
+  ProfileRequest request = request_in(dir.path());
+  std::vector<std::string> steps;
+  request.on_step = [&steps](const std::string& line) { steps.push_back(line); };
   ProfileReport report = report_with({"w-small", "w-medium", "w-large"});
+  report.regimes[2].regime.name = "large";
   attach_ncu_metrics(request, report);
   unsetenv("KHARNESS_NCU");
+  // Said as it happens: the joint session, what it gave, the regime redone alone.
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[0].rfind("ncu: one session over 3 representative(s), at most ", 0), 0u) << steps[0];
+  EXPECT_EQ(steps[1].rfind("ncu: 2 launch(es) profiled in ", 0), 0u) << steps[1];
+  EXPECT_EQ(steps[2], "ncu: regime large had no launch in that session; profiling it alone");
 
   ASSERT_EQ(report.regimes.size(), 3u);
   for (const RegimeProfile& rp : report.regimes) {

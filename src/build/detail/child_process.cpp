@@ -10,6 +10,7 @@
 #include <cstring>
 #include <thread>
 
+#include "build/detail/child_groups.h"
 #include "error/error.h"
 
 namespace kh::detail {
@@ -37,8 +38,10 @@ class Fd {
 [[noreturn]] void fail(const std::string& what) { throw Error(what + ": " + std::strerror(errno)); }
 
 // In the child, between fork and exec: only async-signal-safe calls.
-[[noreturn]] void exec_child(const std::vector<char*>& argv, const char* cwd, int out_fd) {
+[[noreturn]] void exec_child(const std::vector<char*>& argv, const char* cwd, int out_fd,
+                             const sigset_t& mask) {
   ::setpgid(0, 0);
+  ::pthread_sigmask(SIG_SETMASK, &mask, nullptr);  // a blocked mask would outlive exec
   const int null_fd = ::open("/dev/null", O_RDONLY);
   if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
   ::dup2(out_fd, STDOUT_FILENO);
@@ -68,7 +71,8 @@ int remaining_ms(Clock::time_point deadline) {
 }
 
 // Reads the pipe until EOF or the deadline. Returns false on deadline.
-bool drain(int fd, Clock::time_point deadline, std::string& out) {
+bool drain(int fd, Clock::time_point deadline, std::string& out,
+           const std::function<void(std::string_view)>& on_output) {
   char buf[65536];
   while (Clock::now() < deadline) {
     pollfd p{fd, POLLIN, 0};
@@ -80,6 +84,7 @@ bool drain(int fd, Clock::time_point deadline, std::string& out) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return true;  // EOF (or an error, which ends the stream the same way)
     append_capped(out, buf, static_cast<std::size_t>(n));
+    if (on_output) on_output(std::string_view(buf, static_cast<std::size_t>(n)));
   }
   return false;
 }
@@ -97,7 +102,8 @@ bool reap(pid_t pid, Clock::time_point deadline, int& status) {
 }  // namespace
 
 ProcessOutcome run_process(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
-                           std::chrono::milliseconds timeout) {
+                           std::chrono::milliseconds timeout,
+                           const std::function<void(std::string_view)>& on_output) {
   if (argv.empty()) throw Error("run_process: empty command");
   std::vector<char*> cargv;
   for (const std::string& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
@@ -113,15 +119,30 @@ ProcessOutcome run_process(const std::vector<std::string>& argv, const std::file
 
   const auto start = Clock::now();
   const auto deadline = start + timeout;
+  // No termination signal between fork and tracking: the child would escape it.
+  sigset_t terminating;
+  sigset_t before;
+  sigemptyset(&terminating);
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&terminating, sig);
+  ::pthread_sigmask(SIG_BLOCK, &terminating, &before);
   const pid_t pid = ::fork();
+  if (pid == 0) exec_child(cargv, cwd_str.c_str(), write_end.get(), before);
+  if (pid > 0) {
+    ::setpgid(pid, pid);  // also in the parent, so the group exists before any kill
+    track_child_group(pid);
+  }
+  ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
   if (pid < 0) fail("fork");
-  if (pid == 0) exec_child(cargv, cwd_str.c_str(), write_end.get());
-  ::setpgid(pid, pid);  // also in the parent, so the group exists before any kill
+  const struct Untrack {
+    pid_t pid;
+    ~Untrack() { untrack_child_group(pid); }
+  } untrack{pid};
   write_end.reset();
 
   ProcessOutcome outcome;
   int status = 0;
-  const bool finished = drain(read_end.get(), deadline, outcome.output) && reap(pid, deadline, status);
+  const bool finished =
+      drain(read_end.get(), deadline, outcome.output, on_output) && reap(pid, deadline, status);
   if (!finished) {
     ::kill(-pid, SIGKILL);
     ::waitpid(pid, &status, 0);

@@ -3,7 +3,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kh::detail {
@@ -22,8 +24,10 @@ inline constexpr std::size_t kMaxOutput = 4u << 20;
 // Runs argv[0] (an absolute path; PATH is not searched) with `argv` in `cwd`, stdin
 // from /dev/null. The child leads its own process group, so on timeout the whole
 // group (nvcc's cicc, ptxas, ...) is killed with SIGKILL. Throws kh::Error if the
-// process cannot be started.
+// process cannot be started. `on_output`, when set, also sees the output as it arrives
+// (uncapped), so that a long run that hangs or is killed leaves a trail.
 [[nodiscard]] ProcessOutcome run_process(const std::vector<std::string>& argv,
-                                         const std::filesystem::path& cwd, std::chrono::milliseconds timeout);
+                                         const std::filesystem::path& cwd, std::chrono::milliseconds timeout,
+                                         const std::function<void(std::string_view)>& on_output = {});
 
 }  // namespace kh::detail
