@@ -41,6 +41,7 @@ json options_to_json(const EvalOptions& o) {
             {"throttle_ratio", o.throttle_ratio},
             {"timeout_s", o.timeout.count()},
             {"input_set_budget_bytes", o.input_set_budget_bytes},
+            {"time_candidate", o.time_candidate},
             {"time_reference", o.time_reference},
             {"speed_of_light", o.speed_of_light}};
   j["seed"] = o.seed ? json(*o.seed) : json(nullptr);
@@ -74,6 +75,7 @@ EvalOptions options_from_json(const json& j) {
   read(j, "timeout_s", timeout_s);
   o.timeout = std::chrono::seconds(timeout_s);
   read(j, "input_set_budget_bytes", o.input_set_budget_bytes);
+  read(j, "time_candidate", o.time_candidate);  // absent in archives older than --no-timing: timed
   read(j, "time_reference", o.time_reference);
   read(j, "speed_of_light", o.speed_of_light);
   std::uint64_t seed = 0;

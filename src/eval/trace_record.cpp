@@ -42,6 +42,13 @@ ordered_json latency_json(const LatencyMeasurement& m) {
 }
 
 ordered_json protocol_json(const EvalOptions& o) {
+  // A correctness-only run (--no-timing, the profiler's ncu session) must not claim the
+  // iterations and statistic of a timing it never did.
+  if (!o.time_candidate) {
+    return {{"name", std::string(protocol_name(o.protocol))},
+            {"correctness_trials", o.correctness_trials},
+            {"timing", "none (--no-timing): correctness only"}};
+  }
   ordered_json p = {{"name", std::string(protocol_name(o.protocol))},
                     {"correctness_trials", o.correctness_trials},
                     {"warmup", o.warmup},
