@@ -85,7 +85,8 @@ TraceFacts trace_facts(const Trace& t) {
   if (e.performance) {
     f.latency_ms = e.performance->latency_ms;
     f.reference_latency_ms = e.performance->reference_latency_ms;
-    f.speedup = e.performance->speedup_factor;
+    // FlashInfer-Trace writes 0 where the reference was not timed: unknown, not 0x.
+    if (e.performance->reference_latency_ms > 0) f.speedup = e.performance->speedup_factor;
   }
   if (e.raw.is_object()) {
     read_speed_of_light(e.raw, f);

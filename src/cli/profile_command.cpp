@@ -4,9 +4,15 @@
 
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "archive/archive.h"
+#include "archive/evaluation_record.h"
+#include "archive/set_files.h"
+#include "archive/utc_time.h"
 #include "cli/backend_choice.h"
+#include "cli/profile_archive.h"
 #include "cli/workload_source.h"
 #include "error/error.h"
 #include "profile/profile_session.h"
@@ -25,6 +31,7 @@ struct ProfileArgs {
   std::string operators;
   std::string backend = "auto";
   std::string out = "kharness-profile";
+  std::string archive;  // record the evaluation and the evidence there
   bool baseline = false;
   bool small = false;
   bool json = false;
@@ -62,23 +69,50 @@ ProfileRequest make_request(const ProfileArgs& a, const std::string& backend) {
   return r;
 }
 
+void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw Error(Location{path.string(), 0, ""}, "cannot write the report");
+}
+
 int run(const ProfileArgs& a) {
   const std::string backend = pick_backend(a.backend);
+  // Opened before the profile, so that a bad archive folder fails in a second, not after.
+  std::optional<archive::Archive> store;
+  if (!a.archive.empty()) store = archive::Archive::open_or_create(a.archive);
+  archive::EvaluationContext context;
+  context.started_at = archive::utc_now();
   ProfileRequest request = make_request(a, backend);
+  if (store) {
+    archive::pin_seed(request.options);  // so that `kharness rerun` repeats the evaluation exactly
+    context.candidate_role = a.baseline ? "baseline" : "candidate";
+    if (!a.baseline) context.candidate_json = archive::read_file_text(a.solution);
+  }
   request.on_step = [](const std::string& line) { fmt::print(stderr, "kharness profile: {}\n", line); };
   fmt::print(stderr, "kharness profile: {} on {} ({} workloads), {} backend\n", request.target.candidate.name,
              a.definition, request.target.workloads.size(), backend);
   const ProfileReport report = run_profile(request);
   const auto md_path = request.out_dir / "profile.md";
   const auto json_path = request.out_dir / "profile.json";
-  std::ofstream(md_path) << report.markdown();
-  std::ofstream(json_path) << report.json().dump(2) << "\n";
+  write_text(md_path, report.markdown());
+  write_text(json_path, report.json().dump(2) + "\n");
+  fmt::print(stderr, "wrote {} and {}\n", md_path.string(), json_path.string());
+  nlohmann::ordered_json archived;
+  if (store) {
+    archived = archive_profile(*store, request, report, std::move(context));
+    archived["dir"] = a.archive;
+    fmt::print(stderr, "archived as run {} in {} (solution {}), with {} profile record(s)\n",
+               archived["run_id"].get<std::int64_t>(), a.archive,
+               archived["solution_content_id"].get<std::string>().substr(0, 12),
+               archived["profiles"].get<std::size_t>());
+  }
   if (a.json) {
-    fmt::print("{}\n", report.json().dump(2));
+    nlohmann::ordered_json out = report.json();
+    if (store) out["archived"] = archived;
+    fmt::print("{}\n", out.dump(2));
   } else {
     fmt::print("{}\n", report.markdown());
   }
-  fmt::print(stderr, "wrote {} and {}\n", md_path.string(), json_path.string());
   return 0;
 }
 
@@ -105,6 +139,9 @@ void register_profile(CLI::App& app, int& exit_code) {
   cmd->add_flag("--small", args->small, "Use the operator's small CI workloads");
   cmd->add_flag("--no-ncu", args->no_ncu,
                 "Skip Nsight Compute (latency, speed of light and static analysis only)");
+  cmd->add_option("--archive", args->archive,
+                  "Archive folder: record the representatives' run and the evidence (report, ncu pages) "
+                  "with the candidate");
   cmd->add_flag("--json", args->json, "Print the report as JSON");
   cmd->callback([args, &exit_code] {
     if (args->solution.empty() && !args->baseline) {

@@ -39,6 +39,13 @@ NcuRequest ncu_request(const ProfileRequest& request, std::vector<std::string> u
                     limit};
 }
 
+// A session that never started (no ncu) leaves nothing to keep.
+void keep_session(ProfileReport& report, const NcuRequest& request, const NcuRun& run) {
+  report.ncu_seconds += run.seconds;
+  if (run.command.empty()) return;
+  report.ncu_runs.push_back({request.workloads, request.work_dir, run.kernels.size(), run.seconds, run.note});
+}
+
 }  // namespace
 
 // Model bytes plus FLOPs at an intensity of 100 (a typical ridge) plus a launch's worth
@@ -57,6 +64,14 @@ RegimePlan plan_regimes(const EvaluationTarget& t) {
                           "the speed-of-light model (bytes + flops/100 + a launch)");
 }
 
+EvaluationTarget representatives_target(const EvaluationTarget& target, const RegimePlan& plan) {
+  EvaluationTarget quick = target;
+  quick.workloads.clear();
+  for (const Regime& r : plan.regimes)
+    quick.workloads.push_back(target.workloads.at(r.representatives.front()));
+  return quick;
+}
+
 // One ncu session for every representative: each start of ncu, kharness and its workers
 // costs seconds.
 void attach_ncu_metrics(const ProfileRequest& request, ProfileReport& report) {
@@ -67,8 +82,7 @@ void attach_ncu_metrics(const ProfileRequest& request, ProfileReport& report) {
        fmt::format("ncu: one session over {} representative(s), at most {} s (log: {})", uuids.size(),
                    joint_request.timeout.count(), (joint_request.work_dir / "ncu.log").string()));
   const NcuRun joint = run_ncu(joint_request);
-  report.ncu_seconds += joint.seconds;
-  if (!joint.command.empty()) ++report.ncu_sessions;
+  keep_session(report, joint_request, joint);
   tell(request, joint.kernels.empty() ? fmt::format("ncu: no launch profiled: {}", joint.note)
                                       : fmt::format("ncu: {} launch(es) profiled in {:.1f} s",
                                                     joint.kernels.size(), joint.seconds));
@@ -82,10 +96,10 @@ void attach_ncu_metrics(const ProfileRequest& request, ProfileReport& report) {
     }
     tell(request,
          fmt::format("ncu: regime {} had no launch in that session; profiling it alone", rp.regime.name));
-    const NcuRun alone =
-        run_ncu(ncu_request(request, {uuids[i]}, request.out_dir / fmt::format("ncu-{}", i)));
-    report.ncu_seconds += alone.seconds;
-    ++report.ncu_sessions;
+    const NcuRequest alone_request =
+        ncu_request(request, {uuids[i]}, request.out_dir / fmt::format("ncu-{}", i));
+    const NcuRun alone = run_ncu(alone_request);
+    keep_session(report, alone_request, alone);
     rp.evidence.kernels = alone.kernels;
     rp.ncu_note = alone.kernels.empty() ? alone.note : "";
   }
@@ -98,10 +112,7 @@ ProfileReport run_profile(const ProfileRequest& request) {
   report.solution = request.target.candidate.name;
   report.plan = plan_regimes(request.target);
 
-  EvaluationTarget quick = request.target;
-  quick.workloads.clear();
-  for (const Regime& r : report.plan.regimes)
-    quick.workloads.push_back(request.target.workloads[r.representatives.front()]);
+  const EvaluationTarget quick = representatives_target(request.target, report.plan);
   tell(request, fmt::format("{} regime(s) over {} workload(s); evaluating one representative of each",
                             report.plan.regimes.size(), request.target.workloads.size()));
   EvalOptions options = request.options;
@@ -110,7 +121,8 @@ ProfileReport run_profile(const ProfileRequest& request) {
                               report.plan.regimes.at(p.done - 1).name, p.workload.substr(0, 8), p.status));
     if (request.options.on_progress) request.options.on_progress(p);
   };
-  const SolutionEvaluation eval = evaluate_solution(quick, options);
+  report.evaluation = evaluate_solution(quick, options);
+  const SolutionEvaluation& eval = report.evaluation;
   report.device = eval.device;
   report.evaluation_seconds = seconds_since(started);
 

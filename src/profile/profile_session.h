@@ -43,6 +43,15 @@ struct RegimeProfile {
   std::string ncu_note;
 };
 
+// One ncu session the profile ran: its raw page and log lie in `dir` (ncu.csv, ncu.log).
+struct NcuSessionRecord {
+  std::vector<std::string> workloads;  // uuids, in the order given
+  std::filesystem::path dir;
+  std::size_t launches = 0;  // profiled
+  double seconds = 0;
+  std::string note;  // why none, when none
+};
+
 struct ProfileReport {
   std::string definition;
   std::string solution;
@@ -54,7 +63,8 @@ struct ProfileReport {
   double seconds = 0;             // the whole profile
   double evaluation_seconds = 0;  // the harness's run of the representatives
   double ncu_seconds = 0;         // ncu sessions, which run after it
-  int ncu_sessions = 0;
+  std::vector<NcuSessionRecord> ncu_runs;
+  SolutionEvaluation evaluation;  // of the representatives, in regime order
 
   [[nodiscard]] std::string markdown() const;
   [[nodiscard]] nlohmann::ordered_json json() const;
@@ -65,6 +75,10 @@ struct ProfileReport {
 // flops/100 + a launch's worth of bytes), or by the product of the var axes without one.
 // `kharness profile` and the optimisation loop's quick gate group workloads alike.
 [[nodiscard]] RegimePlan plan_regimes(const EvaluationTarget& target);
+
+// `target` cut down to the first representative of each regime, in regime order: what a
+// profile evaluates (and what an archive of it records).
+[[nodiscard]] EvaluationTarget representatives_target(const EvaluationTarget& target, const RegimePlan& plan);
 
 [[nodiscard]] ProfileReport run_profile(const ProfileRequest& request);
 

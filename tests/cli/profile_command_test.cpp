@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "archive/archive.h"
 #include "kharness_command.h"
 #include "support/temp_dir.h"
 
@@ -43,6 +44,52 @@ TEST(ProfileCommand, ReportsEachStepAsItGoesAndWritesBothReports) {
     at = next;
   }
   EXPECT_LT(at, r.out.find("wrote ")) << r.out;
+}
+
+TEST(ProfileCommand, ArchivesTheEvidenceWithTheCandidate) {
+  kh::test::TempDir dir;
+  const CommandResult r =
+      run("profile --definition rmsnorm_h4096 --baseline --backend cpu --small --json --out " +
+              quoted(dir / "p") + " --archive " + quoted(dir / "a"),
+          kh::cli_test::Stderr::dropped);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json printed = nlohmann::json::parse(r.out);
+  const std::size_t regimes = printed.at("regimes").size();
+  const auto& archived = printed.at("archived");
+  EXPECT_EQ(archived.at("profiles"), 2) << "the report as JSON and as Markdown (no ncu on the CPU)";
+
+  kh::archive::Archive store = kh::archive::Archive::open_existing(dir / "a");
+  auto& db = store.db();
+  // The representatives' evaluation is a run of the solution, one trace per regime.
+  const std::string run_id = std::to_string(archived.at("run_id").get<std::int64_t>());
+  EXPECT_EQ(db.query_int("SELECT COUNT(*) FROM traces WHERE run_id = " + run_id),
+            static_cast<std::int64_t>(regimes));
+  EXPECT_EQ(
+      db.query_text("SELECT s.content_id FROM runs r JOIN solutions s ON s.id = r.solution_id WHERE r.id = " +
+                    run_id),
+      archived.at("solution_content_id").get<std::string>());
+  // The report, byte for byte as printed, attached to that solution and run.
+  EXPECT_EQ(db.query_int("SELECT COUNT(*) FROM profiles WHERE run_id = " + run_id), 2);
+  const std::string blob = db.query_text("SELECT blob FROM profiles WHERE kind = 'diagnosis'");
+  const nlohmann::json stored = nlohmann::json::parse(store.blobs().read(blob));
+  EXPECT_EQ(stored.at("regimes"), printed.at("regimes"));
+  const nlohmann::json summary =
+      nlohmann::json::parse(db.query_text("SELECT summary_json FROM profiles WHERE kind = 'diagnosis'"));
+  ASSERT_EQ(summary.at("regimes").size(), regimes);
+  EXPECT_EQ(summary["regimes"][0].at("status"), "PASSED");
+  const std::string md = db.query_text("SELECT blob FROM profiles WHERE kind = 'diagnosis_markdown'");
+  EXPECT_EQ(store.blobs().read(md).rfind("# Profile: ", 0), 0u);
+}
+
+TEST(ProfileCommand, AnArchiveThatCannotBeOpenedFailsBeforeTheProfile) {
+  kh::test::TempDir dir;
+  const auto not_a_folder = dir.write("file.txt", "x");
+  const CommandResult r = run("profile --definition rmsnorm_h4096 --baseline --backend cpu --small --out " +
+                              quoted(dir / "p") + " --archive " + quoted(not_a_folder));
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find(not_a_folder.string()), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("evaluated 1/"), std::string::npos)
+      << "the profile ran before the archive was checked";
 }
 
 TEST(ProfileCommand, NeedsASolutionOrTheBaseline) {

@@ -136,7 +136,10 @@ TEST(NcuSession, OneSessionServesEveryRegimeAndAMissedOneIsProfiledAlone) {
     EXPECT_EQ(rp.evidence.kernels[0].kernel, "k_" + rp.result.workload.uuid);
     EXPECT_TRUE(rp.ncu_note.empty()) << rp.ncu_note;
   }
-  EXPECT_EQ(report.ncu_sessions, 2) << "one joint session, then one for the regime it missed";
+  ASSERT_EQ(report.ncu_runs.size(), 2u) << "one joint session, then one for the regime it missed";
+  EXPECT_EQ(report.ncu_runs[0].launches, 2u);
+  EXPECT_EQ(report.ncu_runs[1].workloads, std::vector<std::string>{"w-large"});
+  EXPECT_TRUE(std::filesystem::exists(report.ncu_runs[1].dir / "ncu.csv"));
   std::ifstream sessions(dir.path() / "sessions.txt");
   std::string first, second;
   std::getline(sessions, first);
@@ -155,7 +158,9 @@ TEST(NcuSession, ASessionWithNoLaunchAtAllIsNotRetriedPerRegime) {
   ProfileReport report = report_with({"a", "b"});
   attach_ncu_metrics(request, report);
   unsetenv("KHARNESS_NCU");
-  EXPECT_EQ(report.ncu_sessions, 1);
+  ASSERT_EQ(report.ncu_runs.size(), 1u);
+  EXPECT_EQ(report.ncu_runs[0].launches, 0u);
+  EXPECT_NE(report.ncu_runs[0].note.find("ncu wrote no CSV"), std::string::npos);
   for (const RegimeProfile& rp : report.regimes) {
     EXPECT_TRUE(rp.evidence.kernels.empty());
     EXPECT_NE(rp.ncu_note.find("ncu wrote no CSV (exit 3"), std::string::npos) << rp.ncu_note;

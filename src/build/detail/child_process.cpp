@@ -106,6 +106,7 @@ ProcessOutcome run_process(const std::vector<std::string>& argv, const std::file
                            const std::function<void(std::string_view)>& on_output) {
   if (argv.empty()) throw Error("run_process: empty command");
   std::vector<char*> cargv;
+  cargv.reserve(argv.size() + 1);
   for (const std::string& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
   const std::string cwd_str = cwd.string();
