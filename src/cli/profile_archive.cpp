@@ -1,10 +1,10 @@
 #include "cli/profile_archive.h"
 
-#include <fstream>
-#include <sstream>
+#include <filesystem>
 
 #include "archive/profile_record.h"
 #include "archive/run_writer.h"
+#include "archive/set_files.h"
 #include "archive/utc_time.h"
 #include "cli/invocation.h"
 #include "eval/trace_record.h"
@@ -15,26 +15,17 @@ namespace {
 
 using nlohmann::ordered_json;
 
-// What a report or dashboard shows without opening the blob: each regime's verdict.
-ordered_json diagnosis_summary(const ProfileReport& report) {
+// What a report or dashboard shows without opening the blob: each regime's verdict,
+// taken from the report's own JSON so the two cannot disagree.
+ordered_json diagnosis_summary(const ordered_json& report) {
   ordered_json regimes = ordered_json::array();
-  for (const RegimeProfile& rp : report.regimes) {
-    regimes.push_back({{"name", rp.regime.name},
-                       {"representative", rp.result.workload.uuid},
-                       {"status", std::string(status_name(rp.result.status))},
-                       {"latency_ms", rp.evidence.latency_ms},
-                       {"sol_fraction", rp.evidence.sol_fraction},
-                       {"bottleneck", rp.diagnosis.bottleneck}});
+  for (const ordered_json& r : report.at("regimes")) {
+    ordered_json line = ordered_json::object();
+    for (const char* key : {"name", "representative", "status", "latency_ms", "sol_fraction", "bottleneck"})
+      line[key] = r.at(key);
+    regimes.push_back(std::move(line));
   }
-  return {{"regimes", regimes}, {"seconds", report.seconds}};
-}
-
-std::optional<std::string> read_whole(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return {{"regimes", regimes}, {"seconds", report.at("seconds")}};
 }
 
 }  // namespace
@@ -51,20 +42,21 @@ ordered_json archive_profile(archive::Archive& store, const ProfileRequest& requ
   const archive::WrittenRun run = archive::write_run(
       store, archive::evaluation_record(target, report.evaluation, request.options, traces, context));
 
+  const ordered_json report_json = report.json();
   std::vector<archive::ProfileRecord> records = {
-      {run.solution_content_id, run.run_id, std::nullopt, "diagnosis", report.json().dump(2) + "\n",
-       diagnosis_summary(report)},
+      {run.solution_content_id, run.run_id, std::nullopt, "diagnosis", report_json.dump(2) + "\n",
+       diagnosis_summary(report_json)},
       {run.solution_content_id, run.run_id, std::nullopt, "diagnosis_markdown", report.markdown(), nullptr}};
   for (const NcuSessionRecord& s : report.ncu_runs) {
-    const std::optional<std::string> csv = read_whole(s.dir / "ncu.csv");
-    if (!csv) continue;  // ncu wrote nothing: the report's notes say why
+    const std::filesystem::path csv = s.dir / "ncu.csv";
+    if (!std::filesystem::exists(csv)) continue;  // ncu wrote nothing: the report's notes say why
     const std::optional<std::string> one =
         s.workloads.size() == 1 ? std::optional<std::string>(s.workloads.front()) : std::nullopt;
     records.push_back({run.solution_content_id,
                        run.run_id,
                        one,
                        "ncu",
-                       *csv,
+                       archive::read_file_text(csv),
                        {{"workloads", s.workloads}, {"launches", s.launches}, {"seconds", s.seconds}}});
   }
   for (const archive::ProfileRecord& r : records) archive::record_profile(store, r);

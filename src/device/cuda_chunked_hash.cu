@@ -114,7 +114,7 @@ std::vector<std::uint64_t> hash_chunks_on_device(const std::vector<Backend::Regi
   for (const Backend::Region& r : regions) {
     if (r.bytes == 0) continue;
     table.push_back({static_cast<const unsigned char*>(r.data), r.bytes, total});
-    total += (r.bytes + kHashChunkBytes - 1) / kHashChunkBytes;
+    total += (r.bytes + kHashChunkBytes - 1) / kHashChunkBytes;  // hash_chunk_count, whose header is C++20
   }
   std::vector<std::uint64_t> hashes(total);
   if (total == 0) return hashes;

@@ -41,7 +41,6 @@ NcuRequest ncu_request(const ProfileRequest& request, std::vector<std::string> u
 
 // A session that never started (no ncu) leaves nothing to keep.
 void keep_session(ProfileReport& report, const NcuRequest& request, const NcuRun& run) {
-  report.ncu_seconds += run.seconds;
   if (run.command.empty()) return;
   report.ncu_runs.push_back({request.workloads, request.work_dir, run.kernels.size(), run.seconds, run.note});
 }

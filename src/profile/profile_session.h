@@ -60,12 +60,12 @@ struct ProfileReport {
   StaticReport static_report;
   bool static_analysed = false;
   std::vector<RegimeProfile> regimes;
-  double seconds = 0;             // the whole profile
-  double evaluation_seconds = 0;  // the harness's run of the representatives
-  double ncu_seconds = 0;         // ncu sessions, which run after it
-  std::vector<NcuSessionRecord> ncu_runs;
-  SolutionEvaluation evaluation;  // of the representatives, in regime order
+  double seconds = 0;                      // the whole profile
+  double evaluation_seconds = 0;           // the harness's run of the representatives
+  std::vector<NcuSessionRecord> ncu_runs;  // after the evaluation
+  SolutionEvaluation evaluation;           // of the representatives, in regime order
 
+  [[nodiscard]] double ncu_seconds() const;
   [[nodiscard]] std::string markdown() const;
   [[nodiscard]] nlohmann::ordered_json json() const;
 };

@@ -2,24 +2,14 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
-#include <cstring>
 
 #include "tensor/detail/chunked_hash_steps.h"
+#include "tensor/detail/little_endian.h"
 
 namespace kh {
 
 namespace {
-
 using namespace detail;
-
-std::uint64_t read_le64(const std::byte* p) noexcept {
-  std::uint64_t v;
-  std::memcpy(&v, p, 8);
-  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
-  return v;
-}
-
 }  // namespace
 
 std::size_t hash_chunk_count(std::size_t total_bytes) noexcept {

@@ -11,6 +11,7 @@ namespace kh {
 namespace {
 
 using test::expect_all;
+using test::expect_caught_while_timed;
 
 const std::filesystem::path kSolutions =
     std::filesystem::path(KHARNESS_SOURCE_DIR) / "tests/eval/solutions/rmsnorm_h128";
@@ -122,10 +123,7 @@ TEST_F(CpuEndToEnd, ModifiedInputIsRewardHack) {
 TEST_F(CpuEndToEnd, InputModifiedOnlyWhileTimedIsRewardHack) {
   SolutionEvaluation e = run("modifies_input_when_timed.cpp");
   expect_all(e, EvalStatus::reward_hack, "input 'hidden_states' was modified");
-  bool caught_while_timed = false;
-  for (const WorkloadResult& w : e.workloads)
-    caught_while_timed |= w.log.find("timed input set") != std::string::npos;
-  EXPECT_TRUE(caught_while_timed) << "no workload was caught by the timed run's hashes";
+  expect_caught_while_timed(e);
 }
 
 // Under load the detached thread may not even run before the outputs are read; then the

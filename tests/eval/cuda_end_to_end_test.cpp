@@ -16,6 +16,7 @@ namespace kh {
 namespace {
 
 using test::expect_all;
+using test::expect_caught_while_timed;
 
 const std::filesystem::path kSolutions =
     std::filesystem::path(KHARNESS_SOURCE_DIR) / "tests/eval/solutions/rmsnorm_h128_cuda";
@@ -152,10 +153,7 @@ TEST_F(CudaEndToEnd, ModifiedInputIsRewardHack) {
 TEST_F(CudaEndToEnd, InputModifiedOnlyWhileTimedIsRewardHack) {
   SolutionEvaluation e = run("modifies_input_when_timed.cu");
   expect_all(e, EvalStatus::reward_hack, "input 'hidden_states' was modified");
-  bool caught_while_timed = false;
-  for (const WorkloadResult& w : e.workloads)
-    caught_while_timed |= w.log.find("timed input set") != std::string::npos;
-  EXPECT_TRUE(caught_while_timed) << "no workload was caught by the timed run's hashes";
+  expect_caught_while_timed(e);
 }
 
 // CUPTI sees every stream and the timer synchronises the whole device, so work moved

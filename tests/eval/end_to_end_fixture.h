@@ -47,6 +47,15 @@ inline void expect_all(const SolutionEvaluation& e, EvalStatus status, const std
   }
 }
 
+// Some workload's log says its tampering was caught by the hashes of a timed input set
+// (taken before and after the timed loop), not only by those of a correctness call.
+inline void expect_caught_while_timed(const SolutionEvaluation& e) {
+  bool caught_while_timed = false;
+  for (const WorkloadResult& w : e.workloads)
+    caught_while_timed |= w.log.find("timed input set") != std::string::npos;
+  EXPECT_TRUE(caught_while_timed) << "no workload was caught by the timed run's hashes";
+}
+
 // The operator library and a scratch folder, made once per suite.
 class EndToEndSuite : public ::testing::Test {
  protected:
@@ -68,9 +77,14 @@ class EndToEndSuite : public ::testing::Test {
     const OperatorEntry* op = ops_->find("rmsnorm_h128");
     std::vector<Workload> all = ops_->workloads("rmsnorm_h128", false);
     if (workloads > 0 && workloads < all.size()) all.resize(workloads);
-    EvaluationTarget t{
-        op->definition, all,           op->dir, candidate, ops_->reference("rmsnorm_h128", o.backend),
-        "default",      *op->tolerance, op->speed_of_light};
+    EvaluationTarget t{op->definition,
+                       all,
+                       op->dir,
+                       candidate,
+                       ops_->reference("rmsnorm_h128", o.backend),
+                       "default",
+                       *op->tolerance,
+                       op->speed_of_light};
     return evaluate_solution(t, o);
   }
 

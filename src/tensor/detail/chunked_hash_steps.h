@@ -27,7 +27,7 @@ inline constexpr std::uint64_t kHashRangeSalt = 0xD1B54A32D192ED03ull;
 
 KH_HASH_STEP std::uint64_t hash_rotl(std::uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 
-// The multiply-rotate absorb of fast_hash.cpp.
+// The multiply-rotate absorb, which fast_hash.cpp uses too.
 KH_HASH_STEP std::uint64_t hash_absorb(std::uint64_t acc, std::uint64_t word) {
   return hash_rotl(acc + word * kHashMul1, 29) * kHashMul2;
 }
