@@ -82,6 +82,15 @@ void put_manifest(Archive& archive, std::string_view loop_id, std::string_view k
   });
 }
 
+void erase_manifest(Archive& archive, std::string_view loop_id, std::string_view key) {
+  Database& db = archive.db();
+  write_transaction(db, [&] {
+    Statement s = db.prepare("DELETE FROM loop_manifest WHERE loop_id = ? AND key = ?");
+    s.bind(1, loop_id).bind(2, key);
+    s.run();
+  });
+}
+
 std::map<std::string, nlohmann::ordered_json> load_manifest(Archive& archive, std::string_view loop_id) {
   Statement s =
       archive.db().prepare("SELECT key, value_json FROM loop_manifest WHERE loop_id = ? ORDER BY key");

@@ -42,6 +42,8 @@ void put_manifest(Archive& archive, std::string_view loop_id, std::string_view k
                   const nlohmann::ordered_json& value);
 [[nodiscard]] std::map<std::string, nlohmann::ordered_json> load_manifest(Archive& archive,
                                                                           std::string_view loop_id);
+// Removes one manifest entry (a no-op when it is absent).
+void erase_manifest(Archive& archive, std::string_view loop_id, std::string_view key);
 // Sets the entry only when the key is new; false when it exists (another writer won).
 bool insert_manifest(Archive& archive, std::string_view loop_id, std::string_view key,
                      const nlohmann::ordered_json& value);

@@ -5,7 +5,11 @@
 #include <random>
 
 #include "archive/canonical_json.h"
+#include "archive/decision_check.h"
+#include "archive/schema_check.h"
 #include "archive/utc_time.h"
+#include "control/step_marks.h"
+#include "control/step_runner.h"
 #include "error/error.h"
 #include "trace/json_io.h"
 
@@ -44,6 +48,31 @@ std::uint64_t config_seed(archive::Archive& archive, const LoopConfig& config, c
                 {"seed", seed},
                 {"created_at", archive::utc_now()}});
   return seed;
+}
+
+// A loop resumes from its decisions; an index whose triggers or views are not
+// kharness's, or whose decisions disagree with the runs they cite, is not one to resume
+// from (archive/schema_check.h, archive/decision_check.h).
+void refuse_forged_history(archive::Archive& archive, const std::string& loop_id) {
+  std::vector<std::string> problems;
+  for (const archive::SchemaObject& o : archive::foreign_schema_objects(archive.db())) {
+    if (o.type == "trigger" || o.type == "view" || o.problem != "not made by kharness")
+      problems.push_back(fmt::format("{} {} is {}", o.type, o.name, o.problem));
+  }
+  archive::Statement s =
+      archive.db().prepare("SELECT id, evidence_json FROM decisions WHERE loop_id = ? ORDER BY id");
+  s.bind(1, loop_id);
+  while (s.step()) {
+    const auto evidence = nlohmann::ordered_json::parse(s.column_text(1), nullptr, false);
+    for (std::string& p : archive::decision_problems(archive.db(), s.column_int(0), evidence))
+      problems.push_back(std::move(p));
+  }
+  if (problems.empty()) return;
+  throw Error(Location{archive.dir().string(), 0, "decisions"},
+              fmt::format("loop {} cannot resume: its archive was edited behind kharness's back ({}{}); "
+                          "`kharness archive verify --deep` lists every problem",
+                          loop_id, problems.front(),
+                          problems.size() > 1 ? fmt::format(", and {} more", problems.size() - 1) : ""));
 }
 
 }  // namespace
@@ -88,10 +117,23 @@ LoopState open_loop(archive::Archive& archive, const LoopConfig& config) {
   st.seed = config_seed(archive, config, st.loop_id, st.resumed);
   st.start = Retained{config.start, config.start_text, archive::canonical_hash(config.start_text)};
   st.best = st.start;
+  StepMarks marks(archive, st.loop_id);
+  marks.settle([&](const std::string& key) { return find_step_run(archive, key).has_value(); });
+  st.banned = marks.banned();
+  if (st.banned.contains(st.start.content_id)) {
+    throw Error(Location{archive.dir().string(), 0, "--from"},
+                fmt::format("the start {} is banned from loop {}: the orchestrator died or was stopped twice "
+                            "while it ran; start the loop from another solution (--from) or under another "
+                            "--loop id",
+                            st.start.solution.name, st.loop_id));
+  }
+  refuse_forged_history(archive, st.loop_id);
   st.decisions = archive::load_decisions(archive, st.loop_id);
   for (const archive::Decision& d : st.decisions) {
     st.rounds_done = std::max(st.rounds_done, d.round);
-    if (d.kind == archive::DecisionKind::promote && d.solution) st.best = retained_of(archive, *d.solution);
+    // A banned promotion is undone: the best it replaced stays the retained best.
+    if (d.kind == archive::DecisionKind::promote && d.solution && !st.banned.contains(*d.solution))
+      st.best = retained_of(archive, *d.solution);
     st.elapsed_s += d.evidence.value("seconds", 0.0);
     st.rejected_answers += d.evidence.value("rejected_answers", nlohmann::ordered_json::array()).size();
     for (const auto& c : d.evidence.value("candidates", nlohmann::ordered_json::array())) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,13 +35,18 @@ struct LoopState {
   std::vector<archive::Decision> decisions;
   double elapsed_s = 0;  // wall time of the finished rounds
   bool resumed = false;  // the loop had a manifest before this run
+  // Content ids banned from the loop (step_marks.h): never evaluated again, and a banned
+  // promoted solution is no longer the retained best (the one it replaced is again).
+  std::set<std::string> banned;
 };
 
 // The loop id a config names (its own, or <definition>-<12 hex of the start>).
 [[nodiscard]] std::string loop_id_of(const LoopConfig& config);
 
-// Opens (or starts) the loop in the archive. Throws kh::Error when the config asks for a
-// seed other than the one the loop was started with.
+// Opens (or starts) the loop in the archive. Steps left running by a dead orchestrator
+// become strikes (step_marks.h). Throws kh::Error when the config asks for a seed other
+// than the one the loop was started with, when another process runs the loop, or when
+// the start itself is banned (nothing would be left to compare with).
 [[nodiscard]] LoopState open_loop(archive::Archive& archive, const LoopConfig& config);
 
 // A solution's exact JSON by content id. Throws kh::Error when it is not archived.

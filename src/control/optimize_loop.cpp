@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <set>
 
 #include "archive/utc_time.h"
 #include "control/round_diagnosis.h"
@@ -14,10 +15,11 @@ namespace kh::control {
 
 namespace {
 
-std::optional<double> chained_speedup(const std::vector<archive::Decision>& decisions) {
+std::optional<double> chained_speedup(const std::vector<archive::Decision>& decisions,
+                                      const std::set<std::string>& banned) {
   double product = 1;
   for (const archive::Decision& d : decisions) {
-    if (d.kind != archive::DecisionKind::promote) continue;
+    if (d.kind != archive::DecisionKind::promote || (d.solution && banned.contains(*d.solution))) continue;
     const auto& repeats = d.evidence.at("promotion").at("repeats");
     if (repeats.empty() || !repeats[0].at("speedup").is_number()) return std::nullopt;
     product *= repeats[0].at("speedup").get<double>();
@@ -78,9 +80,10 @@ LoopSummary run_optimize(archive::Archive& archive, const LoopConfig& config) {
     st.evaluated.insert(st.evaluated.end(), o.candidate_ids.begin(), o.candidate_ids.end());
     st.rejected_answers += o.rejected_answers;
     st.history.insert(st.history.end(), o.candidates.begin(), o.candidates.end());
-    if (o.decision.kind == archive::DecisionKind::promote) {
-      st.best = open_loop(archive, config).best;  // read back as archived
-    }
+    // Read back as archived, after a promotion or a ban (step_marks.h) alike.
+    const LoopState now = open_loop(archive, config);
+    st.best = now.best;
+    st.banned = now.banned;
     st.decisions.push_back(std::move(o.decision));
     ++sum.rounds_this_run;
     publish_progress(archive, st, steps.measured());
@@ -92,7 +95,8 @@ LoopSummary run_optimize(archive::Archive& archive, const LoopConfig& config) {
   sum.measured = steps.measured();
   sum.reused = steps.reused();
   sum.decisions = st.decisions;
-  sum.speedup = chained_speedup(st.decisions);
+  sum.speedup = chained_speedup(st.decisions, st.banned);
+  sum.banned = st.banned;
   return sum;
 }
 
@@ -118,6 +122,7 @@ nlohmann::ordered_json LoopSummary::json() const {
       {"evaluations_measured", measured},
       {"evaluations_reused", reused},
       {"stopped_by", stopped_by},
+      {"banned", banned},
       {"decisions", std::move(ds)}};
 }
 

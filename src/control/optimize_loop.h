@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,8 @@ struct LoopSummary {
   std::size_t reused = 0;         // evaluations this run found recorded (a resumed round)
   std::optional<double> speedup;  // best over start: the product of the promotions' paired speedups
   std::vector<archive::Decision> decisions;
-  std::string stopped_by;  // which budget ended the run
+  std::string stopped_by;        // which budget ended the run
+  std::set<std::string> banned;  // content ids banned from the loop (step_marks.h)
 
   [[nodiscard]] nlohmann::ordered_json json() const;
 };

@@ -109,6 +109,7 @@ Sweep Round::measure_best(const std::string& phase, TimingProtocol protocol) {
   r.solution_text = state_.best.text;
   r.role = state_.best.content_id == state_.start.content_id ? config_.start_role : "candidate";
   r.protocol = protocol;
+  r.retained_best = true;
   return steps_.run(r);
 }
 
@@ -228,6 +229,11 @@ void Round::run_stage(const StageBounds& bounds, const Retained& parent) {
     o.parent = parent.content_id;
     if (o.content_id == state_.best.content_id || seen_before(state_, outcomes_, o.content_id)) {
       o.skipped = "already evaluated by this loop (same content id)";
+      outcomes_.push_back(std::move(o));
+      continue;
+    }
+    if (state_.banned.contains(o.content_id)) {
+      o.skipped = "banned from this loop: the orchestrator died or was stopped twice while it ran";
       outcomes_.push_back(std::move(o));
       continue;
     }
@@ -403,7 +409,9 @@ void Round::record() {
       {"promotion", promotion_ ? promotion_->json() : ordered_json(nullptr)},
       {"promotion_rule",
        {{"repeats", config_.promotion.repeats}, {"min_noise", config_.promotion.min_noise}}},
-      {"round_record", round_record_json(rr)}};
+      {"round_record", round_record_json(rr)},
+      {"banned", state_.banned},
+      {"tampered_runs", steps_.take_tampered()}};
   archive::Decision d;
   d.loop_id = state_.loop_id;
   d.round = round_;

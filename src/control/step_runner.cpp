@@ -8,9 +8,11 @@
 
 #include "archive/canonical_json.h"
 #include "archive/evaluation_record.h"
+#include "archive/run_check.h"
 #include "archive/run_writer.h"
 #include "archive/utc_time.h"
 #include "control/seed_mix.h"
+#include "control/stop_counter.h"
 #include "error/error.h"
 #include "eval/solution_build.h"
 #include "eval/trace_record.h"
@@ -79,6 +81,17 @@ std::optional<archive::RowId> find_step_run(archive::Archive& archive, std::stri
   return s.column_int(0);
 }
 
+std::vector<archive::RowId> find_step_runs(archive::Archive& archive, std::string_view key) {
+  const std::string suffix = command_line_suffix(key);
+  archive::Statement s = archive.db().prepare(
+      "SELECT id FROM runs WHERE origin = 'controller' AND substr(command_line_json, -length(?1)) = ?1 "
+      "ORDER BY id");
+  s.bind(1, suffix);
+  std::vector<archive::RowId> out;
+  while (s.step()) out.push_back(s.column_int(0));
+  return out;
+}
+
 std::int64_t count_step_runs(archive::Archive& archive, std::string_view loop_id) {
   // Keys start with the loop id and a slash: `"--step","<loop>/r`.
   const std::string prefix = nlohmann::json(std::string(loop_id) + "/r").dump();
@@ -121,16 +134,17 @@ StepRunner::StepRunner(archive::Archive& archive, std::string loop_id, LoopTarge
                        std::vector<std::string> command_line,
                        std::function<void(const std::string&)> progress)
     : archive_(archive),
-      loop_id_(std::move(loop_id)),
+      loop_id_(loop_id),
       target_(std::move(target)),
       seed_(seed),
       command_line_(std::move(command_line)),
-      progress_(std::move(progress)) {}
+      progress_(std::move(progress)),
+      marks_(archive, std::move(loop_id)) {}
 
 Sweep StepRunner::run(const StepRequest& r) {
   const std::string content_id = archive::canonical_hash(r.solution_text);
   const std::string key = step_key(loop_id_, r.round, r.phase, content_id);
-  if (const auto id = find_step_run(archive_, key)) {
+  if (const auto id = verified_step_run(key)) {
     ++reused_;
     Sweep s = read_sweep(archive_, *id);
     s.reused = true;
@@ -139,17 +153,58 @@ Sweep StepRunner::run(const StepRequest& r) {
   const EvaluationTarget target = step_target(target_, r);
   EvalOptions options = r.protocol == TimingProtocol::official ? target_.official : target_.robust;
   options.seed = mix_seed(seed_, key);  // a redone step draws the same inputs
-  if (progress_) {
-    progress_(fmt::format("  {} {} on {} workload(s), {}", r.phase, r.solution.name, target.workloads.size(),
-                          protocol_name(options.protocol)));
+  for (;;) {
+    const std::size_t strikes = marks_.strikes(key);
+    const std::size_t against_solution = marks_.strikes_of_solution(content_id);
+    if (against_solution >= kStrikesToBan) {
+      return record_failure(
+          r, key,
+          fmt::format("banned from loop {}: the orchestrator died or was stopped {} times "
+                      "while it ran ({})",
+                      loop_id_, against_solution, fmt::join(marks_.strike_reasons(key), "; ")));
+    }
+    if (strikes > 0 && !r.retained_best) {
+      return record_failure(r, key, fmt::format("{}", fmt::join(marks_.strike_reasons(key), "; ")));
+    }
+    if (progress_) {
+      progress_(fmt::format("  {} {} on {} workload(s), {}{}", r.phase, r.solution.name,
+                            target.workloads.size(), protocol_name(options.protocol),
+                            strikes > 0 ? " (again, after a strike)" : ""));
+    }
+    marks_.begin(key, content_id, r.retained_best);
+    const std::uint64_t stops = times_stopped();
+    const std::string started_at = archive::utc_now();
+    const SolutionEvaluation result = evaluate_solution(target, options);
+    if (times_stopped() != stops) {
+      // Its timings span the stop, and a frozen orchestrator enforces no time limit.
+      marks_.strike(key, "the orchestrator was stopped and continued while this solution ran");
+      continue;
+    }
+    compute_capability_ = result.device.value("compute_capability", 0);
+    ++measured_;
+    return record(r, key, target, options, result, started_at);
   }
-  archive::EvaluationContext context;
-  context.started_at = archive::utc_now();
-  const SolutionEvaluation result = evaluate_solution(target, options);
-  compute_capability_ = result.device.value("compute_capability", 0);
+}
+
+std::optional<archive::RowId> StepRunner::verified_step_run(const std::string& key) {
+  for (const archive::RowId id : find_step_runs(archive_, key)) {
+    const std::vector<std::string> problems = archive::run_problems(archive_.db(), id);
+    if (problems.empty()) return id;
+    tampered_.push_back(fmt::format("step {}: run {} was edited after it was recorded ({}); measured again",
+                                    key, id, problems.front()));
+    if (progress_) progress_("  " + tampered_.back());
+  }
+  return std::nullopt;
+}
+
+Sweep StepRunner::record(const StepRequest& r, const std::string& key, const EvaluationTarget& target,
+                         const EvalOptions& options, const SolutionEvaluation& result,
+                         std::string started_at) {
   std::vector<Trace> traces;
   for (const WorkloadResult& w : result.workloads)
     traces.push_back(make_trace(target, result, w, options, {}));
+  archive::EvaluationContext context;
+  context.started_at = std::move(started_at);
   context.candidate_json = r.solution_text;
   context.candidate_role = r.role;
   context.lineage = r.lineage;
@@ -159,8 +214,40 @@ Sweep StepRunner::run(const StepRequest& r) {
   context.finished_at = archive::utc_now();
   const archive::WrittenRun written =
       archive::write_run(archive_, archive::evaluation_record(target, result, options, traces, context));
-  ++measured_;
+  marks_.end(key);
+  // What was just written must read back as written: an index that rewrites rows as they
+  // go in (a trigger) cannot be measured into.
+  if (const auto problems = archive::run_problems(archive_.db(), written.run_id); !problems.empty()) {
+    throw Error(Location{archive_.dir().string(), 0, "runs"},
+                fmt::format("run {} changed as it was written ({}); check the archive with `kharness archive "
+                            "verify --deep`",
+                            written.run_id, problems.front()));
+  }
   return read_sweep(archive_, written.run_id);
+}
+
+Sweep StepRunner::record_failure(const StepRequest& r, const std::string& key, const std::string& why) {
+  const EvaluationTarget target = step_target(target_, r);
+  EvalOptions options = r.protocol == TimingProtocol::official ? target_.official : target_.robust;
+  options.seed = mix_seed(seed_, key);
+  // A fixed word first, for scripts and people scanning logs.
+  const std::string log =
+      std::string(why.find("died") != std::string::npos ? "ORCHESTRATOR_DIED" : "ORCHESTRATOR_STOPPED") +
+      ": recorded as failed without running it again: " + why;
+  if (progress_) progress_(fmt::format("  {} {}: recorded as failed ({})", r.phase, r.solution.name, why));
+  SolutionEvaluation result;
+  for (BuildResult* b : {&result.candidate_build, &result.reference_build}) {
+    b->status = BuildResult::Status::ok;  // not built again: the failure is the step's, not the build's
+    b->message = "not built for this step: " + log;
+  }
+  for (const Workload& w : target.workloads) {
+    WorkloadResult failed;
+    failed.workload = w;
+    failed.status = EvalStatus::runtime_error;
+    failed.log = log;
+    result.workloads.push_back(std::move(failed));
+  }
+  return record(r, key, target, options, result, archive::utc_now());
 }
 
 std::size_t StepRunner::prebuild(const std::vector<Solution>& solutions) {

@@ -10,11 +10,13 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "archive/archive.h"
 #include "archive/index_rows.h"
 #include "archive/run_record.h"
+#include "control/step_marks.h"
 #include "control/sweep.h"
 #include "eval/eval_options.h"
 #include "eval/evaluator.h"
@@ -40,6 +42,7 @@ struct StepRequest {
   archive::Lineage lineage;
   StepScope scope = StepScope::full;
   TimingProtocol protocol = TimingProtocol::official;
+  bool retained_best = false;  // the loop's retained best (a paired baseline), not a new candidate
 };
 
 class StepRunner {
@@ -48,6 +51,13 @@ class StepRunner {
              std::vector<std::string> command_line, std::function<void(const std::string&)> progress);
 
   // Throws kh::Error for failures of the harness; a failing candidate is a status.
+  //
+  // A step with a strike (step_marks.h: the orchestrator died or was stopped while its
+  // solution ran) is not run into the same death again: a candidate's step is recorded
+  // as failed (RUNTIME_ERROR, the log saying why) without running it; the retained
+  // best's is run once more, since a person's kill -9 lands on whatever runs, and
+  // recorded as failed at its second strike. A banned solution (two strikes in the
+  // loop) is recorded as failed without running.
   Sweep run(const StepRequest& request);
 
   // Builds the solutions into the build cache side by side, as the evaluations that follow
@@ -59,6 +69,9 @@ class StepRunner {
   [[nodiscard]] const LoopTarget& target() const noexcept { return target_; }
   [[nodiscard]] std::size_t measured() const noexcept { return measured_; }
   [[nodiscard]] std::size_t reused() const noexcept { return reused_; }
+  // Runs of this loop's steps that failed verification when read back (archive/run_check.h),
+  // one line each; those steps were measured again. Taken for the round's evidence.
+  [[nodiscard]] std::vector<std::string> take_tampered() { return std::exchange(tampered_, {}); }
 
  private:
   archive::Archive& archive_;
@@ -69,13 +82,26 @@ class StepRunner {
   std::function<void(const std::string&)> progress_;
   std::size_t measured_ = 0;
   std::size_t reused_ = 0;
+  std::vector<std::string> tampered_;
   std::optional<int> compute_capability_;  // of the device the last fresh evaluation ran on
+  StepMarks marks_;
+
+  // The first recorded run of the step whose rows verify; a run that does not is noted
+  // in tampered_ and passed over.
+  std::optional<archive::RowId> verified_step_run(const std::string& key);
+  // Records the step's run (traces, samples, the evaluation) and reads it back.
+  Sweep record(const StepRequest& r, const std::string& key, const EvaluationTarget& target,
+               const EvalOptions& options, const SolutionEvaluation& result, std::string started_at);
+  // Records the step as failed on every workload without running it.
+  Sweep record_failure(const StepRequest& r, const std::string& key, const std::string& why);
 };
 
 [[nodiscard]] std::string step_key(std::string_view loop_id, std::int64_t round, std::string_view phase,
                                    std::string_view content_id);
-// The run recorded for a step, if any.
+// The run recorded for a step, if any (the first, when it was measured again).
 [[nodiscard]] std::optional<archive::RowId> find_step_run(archive::Archive& archive, std::string_view key);
+// Every run recorded for a step, oldest first.
+[[nodiscard]] std::vector<archive::RowId> find_step_runs(archive::Archive& archive, std::string_view key);
 // The run's traces as a sweep, in evaluation order. Throws kh::Error when the run has none.
 [[nodiscard]] Sweep read_sweep(archive::Archive& archive, archive::RowId run_id);
 // How many runs this loop recorded (every step of every round).
