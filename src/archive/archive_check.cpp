@@ -1,5 +1,10 @@
 #include "archive/archive_check.h"
 
+#include <set>
+
+#include "archive/decision_check.h"
+#include "archive/run_check.h"
+#include "archive/schema_check.h"
 #include "archive/write_transaction.h"
 #include "error/error.h"
 
@@ -10,7 +15,10 @@ namespace {
 constexpr std::size_t kMostProblems = 100;  // enough to act on; the counts say the rest
 
 void add_problem(CheckReport& r, std::string line) {
-  if (r.problems.size() < kMostProblems) r.problems.push_back(std::move(line));
+  if (r.problems.size() < kMostProblems)
+    r.problems.push_back(std::move(line));
+  else
+    ++r.more_problems;
 }
 
 void check_sqlite(Database& db, CheckReport& r) {
@@ -24,6 +32,11 @@ void check_sqlite(Database& db, CheckReport& r) {
     add_problem(r, "foreign key: " + fk.column_text(0) + " row " + std::to_string(fk.column_int(1)) +
                        " names a missing " + fk.column_text(2) + " row");
   }
+}
+
+void check_schema(Database& db, CheckReport& r) {
+  for (const SchemaObject& o : foreign_schema_objects(db))
+    add_problem(r, "schema: " + o.type + " " + o.name + " is " + o.problem);
 }
 
 // A run is written in one transaction with all its traces, and each trace with all its
@@ -44,12 +57,36 @@ void check_runs(Database& db, CheckReport& r) {
   }
   Statement samples = db.prepare(
       "SELECT t.id, t.sample_sets, (SELECT count(*) FROM samples s WHERE s.trace_id = t.id) AS n FROM traces "
-      "t "
-      "WHERE t.sample_sets != n");
+      "t WHERE t.sample_sets != n");
   while (samples.step()) {
     add_problem(r, "trace " + std::to_string(samples.column_int(0)) + ": " +
                        std::to_string(samples.column_int(2)) + " sample rows of " +
                        std::to_string(samples.column_int(1)));
+  }
+}
+
+// Deep: every row recomputed from what it was derived from.
+void check_rows(Database& db, CheckReport& r) {
+  Statement runs = db.prepare("SELECT id FROM runs ORDER BY id");
+  while (runs.step()) {
+    bool sealed = false;
+    for (std::string& p : run_problems(db, runs.column_int(0), &sealed)) add_problem(r, std::move(p));
+    if (!sealed) ++r.unsealed_runs;
+  }
+  Statement traces = db.prepare(std::string("SELECT ") + kStoredTraceColumns + " FROM traces ORDER BY id");
+  while (traces.step()) {
+    ++r.traces_checked;
+    const StoredTrace t = stored_trace(traces);
+    if (t.run_id) continue;  // checked with its run
+    for (std::string& p : trace_problems(t)) add_problem(r, std::move(p));
+    for (std::string& p : sample_problems(db, t)) add_problem(r, std::move(p));
+  }
+  Statement decisions = db.prepare("SELECT id, evidence_json FROM decisions ORDER BY id");
+  while (decisions.step()) {
+    ++r.decisions_checked;
+    const auto evidence = nlohmann::ordered_json::parse(decisions.column_text(1), nullptr, false);
+    for (std::string& p : decision_problems(db, decisions.column_int(0), evidence))
+      add_problem(r, std::move(p));
   }
 }
 
@@ -76,6 +113,47 @@ void check_blobs(Archive& archive, bool deep, CheckReport& r) {
   }
 }
 
+bool is_hex(const std::string& s, std::size_t n) {
+  return s.size() == n && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+// Deep: files in the archive's folder that kharness did not put there.
+void check_files(Archive& archive, CheckReport& r) {
+  static const std::set<std::string> kKnown = {std::string(Archive::kIndexFile),
+                                               std::string(Archive::kIndexFile) + "-wal",
+                                               std::string(Archive::kIndexFile) + "-shm",
+                                               std::string(Archive::kIndexFile) + "-journal",
+                                               "blobs",
+                                               "workspaces"};
+  std::error_code ec;
+  for (fs::directory_iterator it(archive.dir(), ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    if (!kKnown.contains(it->path().filename().string()))
+      add_problem(r, "file " + it->path().string() + " is not one kharness keeps in an archive");
+  }
+  std::set<std::string> named;
+  Statement s = archive.db().prepare("SELECT sha256 FROM blobs");
+  while (s.step()) named.insert(s.column_text(0));
+  const fs::path blobs = archive.blobs().temp_dir().parent_path();
+  for (fs::directory_iterator shard(blobs, ec); !ec && shard != fs::directory_iterator();
+       shard.increment(ec)) {
+    const std::string name = shard->path().filename().string();
+    if (shard->path() == archive.blobs().temp_dir()) continue;
+    std::error_code type_ec;
+    if (!is_hex(name, 2) || !shard->is_directory(type_ec)) {
+      add_problem(r, "file " + shard->path().string() + " is not a blob shard");
+      continue;
+    }
+    for (fs::directory_iterator f(shard->path(), ec); !ec && f != fs::directory_iterator(); f.increment(ec)) {
+      const std::string file = f->path().filename().string();
+      if (!is_hex(file, 64) || file.compare(0, 2, name) != 0 || !f->is_regular_file(type_ec))
+        add_problem(r, "file " + f->path().string() + " is not a blob");
+      else if (!named.contains(file))
+        ++r.unnamed_blobs;
+    }
+  }
+}
+
 void count_temp_files(const Archive& archive, CheckReport& r) {
   std::error_code ec;
   for (fs::directory_iterator it(archive.blobs().temp_dir(), ec); !ec && it != fs::directory_iterator();
@@ -90,10 +168,13 @@ CheckReport check_archive(Archive& archive, bool deep) {
   CheckReport r;
   Database& db = archive.db();
   check_sqlite(db, r);
+  check_schema(db, r);
   read_transaction(db, [&] {  // one snapshot for the cross-table counts
     check_runs(db, r);
     check_blobs(archive, deep, r);
+    if (deep) check_rows(db, r);
   });
+  if (deep) check_files(archive, r);
   count_temp_files(archive, r);
   return r;
 }

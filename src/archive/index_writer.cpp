@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "archive/canonical_json.h"
+#include "archive/run_seal.h"
 #include "archive/utc_time.h"
 #include "error/error.h"
 
@@ -62,8 +63,8 @@ IndexWriter::IndexWriter(Database& db)
           "solution_id, environment_id, status, latency_ms, reference_latency_ms, speedup, sol_floor_ms, "
           "sol_fraction, timestamp, line, sample_sets, source_path, source_line, created_at) "
           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")),
-      samples_(db.prepare("INSERT INTO samples(trace_id, role, trial, count, data) VALUES (?, ?, ?, ?, ?)")) {
-}
+      samples_(db.prepare(
+          "INSERT INTO samples(trace_id, role, trial, count, data, sha256) VALUES (?, ?, ?, ?, ?, ?)")) {}
 
 bool IndexWriter::insert(Statement& s) {
   s.run();
@@ -173,7 +174,8 @@ std::optional<RowId> IndexWriter::add_trace(const TraceRow& r) {
 void IndexWriter::add_samples(RowId trace_id, std::string_view role, std::int64_t trial,
                               std::span<const double> ms) {
   samples_.bind(1, trace_id).bind(2, role).bind(3, trial).bind(4, static_cast<std::int64_t>(ms.size()));
-  samples_.bind_blob(5, pack_samples(ms));
+  const std::vector<std::byte> bytes = pack_samples(ms);
+  samples_.bind_blob(5, bytes).bind(6, samples_sha256(bytes));
   insert(samples_);
 }
 

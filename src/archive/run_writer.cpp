@@ -2,6 +2,7 @@
 
 #include "archive/document_rows.h"
 #include "archive/index_writer.h"
+#include "archive/run_seal.h"
 #include "archive/write_transaction.h"
 
 namespace kh::archive {
@@ -196,6 +197,7 @@ WrittenRun insert(Database& db, const StagedRun& s) {
     w.add_run_workload(run_id, static_cast<std::int64_t>(i), workload_id);
   }
   insert_traces(w, s, run_id, run.solution_id, *run.environment_id);
+  seal_run(db, run_id);
   return WrittenRun{run_id, run.solution_id, s.candidate.content_id};
 }
 

@@ -242,8 +242,16 @@ CREATE TABLE hypothesis_outcomes (
 CREATE INDEX hypothesis_outcomes_by_definition ON hypothesis_outcomes(definition, regime, id);
 )sql";
 
-constexpr std::array kMigrations = {Migration{1, kVersion1}, Migration{2, kVersion2},
-                                    Migration{3, kVersion3}};
+// Version 4: tamper evidence (run_seal.h). Each sample row carries the SHA-256 of its
+// bytes and each run the seal over its rows and their hashes. Rows written before stay
+// NULL there: `archive verify --deep` still checks them against their trace lines.
+constexpr const char* kVersion4 = R"sql(
+ALTER TABLE samples ADD COLUMN sha256 TEXT;
+ALTER TABLE runs ADD COLUMN seal TEXT;
+)sql";
+
+constexpr std::array kMigrations = {Migration{1, kVersion1}, Migration{2, kVersion2}, Migration{3, kVersion3},
+                                    Migration{4, kVersion4}};
 
 int read_version(const Database& db) { return static_cast<int>(db.query_int("PRAGMA user_version")); }
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <fstream>
-#include <sstream>
+
+#include "trace/bounded_file.h"
 
 namespace kh::archive {
 namespace fs = std::filesystem;
@@ -66,13 +66,10 @@ std::vector<TextLine> jsonl_lines(std::string_view text) {
   return out;
 }
 
-std::string read_file_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(Location{file.string(), 0, ""}, "cannot open file");
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) throw Error(Location{file.string(), 0, ""}, "cannot read file");
-  return std::move(s).str();
+std::string read_file_text(const fs::path& file) { return read_json_document(file); }
+
+std::string read_file_text(const fs::path& file, std::uint64_t limit, std::string_view limit_name) {
+  return read_bounded_file(file, limit, limit_name);
 }
 
 }  // namespace kh::archive

@@ -35,7 +35,10 @@ struct TextLine {
 // The non-blank lines of a JSONL text.
 [[nodiscard]] std::vector<TextLine> jsonl_lines(std::string_view text);
 
-// The whole file; throws kh::Error naming it when it cannot be read.
+// The whole file; throws kh::Error naming it when it cannot be read or is larger than
+// the limit (trace/input_limits.h): json_bytes for documents, or the one named.
 [[nodiscard]] std::string read_file_text(const std::filesystem::path& file);
+[[nodiscard]] std::string read_file_text(const std::filesystem::path& file, std::uint64_t limit,
+                                         std::string_view limit_name);
 
 }  // namespace kh::archive

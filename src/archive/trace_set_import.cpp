@@ -12,6 +12,7 @@
 #include "archive/trace_line_parser.h"
 #include "archive/utc_time.h"
 #include "archive/write_transaction.h"
+#include "trace/input_limits.h"
 
 namespace kh::archive {
 namespace fs = std::filesystem;
@@ -260,7 +261,7 @@ void SetImporter::commit_traces(const std::vector<TraceRow>& batch) {
 
 std::optional<std::string> SetImporter::read_or_report(const SetFile& file) {
   try {
-    return read_file_text(file.path);
+    return read_file_text(file.path, input_limits().jsonl_file_bytes, "jsonl_file_bytes");
   } catch (const Error& e) {
     problem(e);
     return std::nullopt;

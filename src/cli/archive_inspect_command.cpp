@@ -78,18 +78,34 @@ int run_verify(const VerifyArgs& a) {
   archive::Archive store = archive::Archive::open_existing(a.archive);
   const archive::CheckReport r = archive::check_archive(store, a.deep);
   if (a.json) {
-    std::cout << json{{"archive", a.archive},           {"ok", r.ok()},
-                      {"integrity", r.integrity},       {"foreign_key_violations", r.foreign_key_violations},
-                      {"runs_checked", r.runs_checked}, {"blobs_checked", r.blobs_checked},
-                      {"blobs_hashed", a.deep},         {"stray_temp_files", r.stray_temp_files},
-                      {"problems", r.problems}}
+    std::cout << json{{"archive", a.archive},
+                      {"ok", r.ok()},
+                      {"integrity", r.integrity},
+                      {"foreign_key_violations", r.foreign_key_violations},
+                      {"runs_checked", r.runs_checked},
+                      {"blobs_checked", r.blobs_checked},
+                      {"blobs_hashed", a.deep},
+                      {"traces_recomputed", r.traces_checked},
+                      {"decisions_checked", r.decisions_checked},
+                      {"unsealed_runs", r.unsealed_runs},
+                      {"unnamed_blobs", r.unnamed_blobs},
+                      {"stray_temp_files", r.stray_temp_files},
+                      {"problems", r.problems},
+                      {"more_problems", r.more_problems}}
                      .dump(2)
               << "\n";
   } else {
     fmt::print("integrity: {}\nforeign keys: {} violations\nruns: {} checked\nblobs: {} {}\ntemp files: {}\n",
                r.integrity, r.foreign_key_violations, r.runs_checked, r.blobs_checked,
                a.deep ? "present and hashed" : "present (--deep hashes them)", r.stray_temp_files);
+    if (a.deep) {
+      fmt::print(
+          "rows: {} traces recomputed from their lines, {} decisions against their runs, {} runs "
+          "without a seal (written before schema 4), {} blobs no row names\n",
+          r.traces_checked, r.decisions_checked, r.unsealed_runs, r.unnamed_blobs);
+    }
     for (const std::string& p : r.problems) fmt::print("problem: {}\n", p);
+    if (r.more_problems > 0) fmt::print("... and {} more problems\n", r.more_problems);
     fmt::print("{}\n", r.ok() ? "archive is whole" : "archive has problems");
   }
   return r.ok() ? 0 : 1;
@@ -110,9 +126,12 @@ void add_archive_verify(CLI::App& archive, int& exit_code) {
   auto args = std::make_shared<VerifyArgs>();
   CLI::App* cmd = archive.add_subcommand(
       "verify",
-      "Check the index (integrity, foreign keys), that every run is complete and every blob present");
+      "Check the index (integrity, foreign keys, schema objects), that every run is complete and every blob "
+      "present; --deep recomputes every row from what it was derived from");
   cmd->add_option("--archive", args->archive, "Archive folder")->required()->check(CLI::ExistingDirectory);
-  cmd->add_flag("--deep", args->deep, "Also hash every blob");
+  cmd->add_flag("--deep", args->deep,
+                "Also hash every blob, recompute every trace row, sample hash and run seal, check every "
+                "decision against its runs, and name unknown files");
   cmd->add_flag("--json", args->json, "Print as JSON");
   cmd->callback([args, &exit_code] { guarded_run(exit_code, [&] { return run_verify(*args); }); });
 }

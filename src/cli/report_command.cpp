@@ -101,14 +101,21 @@ int run_report(ReportArgs a) {
   for (const std::string& name : report::definitions_to_report(reader, a.definition)) {
     reports.push_back(report::load_definition_report(reader, name, a.baseline));
   }
+  int status = 0;
+  for (const auto& r : reports) {
+    if (r.tampered.empty()) continue;
+    fmt::print(stderr, "report: {} is not ranked: {} row(s) were edited after kharness recorded them ({})\n",
+               r.definition, r.tampered.size(), r.tampered.front());
+    status = 1;
+  }
   if (!a.out.empty()) {
     write_out(a, reader, reports);
     fmt::print(stderr, "report: {} definition(s) written to {}\n", reports.size(), a.out);
     if (a.format != "md") print(a, reports);
-    return 0;
+    return status;
   }
   print(a, reports);
-  return 0;
+  return status;
 }
 
 }  // namespace

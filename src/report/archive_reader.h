@@ -33,6 +33,9 @@ class ArchiveReader {
   [[nodiscard]] std::vector<TraceEntry> solution_traces(RowId solution, std::size_t offset,
                                                         std::size_t limit) const;
   [[nodiscard]] std::vector<std::string> trace_lines(std::span<const RowId> ids) const;
+  // Every trace of the definition recomputed from its line (and the line against its
+  // hash), and the seal of every run they belong to: one sentence per disagreement.
+  [[nodiscard]] std::vector<std::string> tamper_problems(std::string_view definition) const;
 
   [[nodiscard]] std::optional<SolutionEntry> solution(RowId id) const;
   // Solutions of the definition in creation order.

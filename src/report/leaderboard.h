@@ -44,6 +44,10 @@ struct DefinitionReport {
   std::vector<double> sweep;
   std::vector<WorkloadColumn> workloads;
   std::vector<CandidateRow> candidates;  // ranked: score, then mean speedup, then name
+  // Rows of this definition that disagree with what they were derived from (trace lines,
+  // hashes, run seals: archive/run_check.h). When any, nothing is ranked: a tampered
+  // archive is reported, never ranked.
+  std::vector<std::string> tampered;
 };
 
 struct LeaderboardInput {

@@ -53,7 +53,14 @@ ordered_json to_json(const DefinitionReport& r) {
   ordered_json board = ordered_json::array();
   for (std::size_t i = 0; i < r.candidates.size(); ++i)
     board.push_back(candidate_json(r, r.candidates[i], i + 1));
+  if (!r.tampered.empty()) {
+    return {{"definition", r.definition},
+            {"ranked", false},
+            {"tampered", r.tampered},
+            {"leaderboard", ordered_json::array()}};
+  }
   return {{"definition", r.definition},
+          {"ranked", true},
           {"baseline", r.baseline.empty() ? ordered_json() : ordered_json(r.baseline)},
           {"baseline_source",
            r.baseline.empty() ? "reference latency" : "baseline solution, else reference latency"},

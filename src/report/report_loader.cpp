@@ -8,6 +8,12 @@ namespace kh::report {
 
 DefinitionReport load_definition_report(const ArchiveReader& reader, std::string_view definition,
                                         const std::optional<std::string>& baseline) {
+  if (std::vector<std::string> problems = reader.tamper_problems(definition); !problems.empty()) {
+    DefinitionReport tampered;
+    tampered.definition = std::string(definition);
+    tampered.tampered = std::move(problems);
+    return tampered;
+  }
   const std::vector<WorkloadEntry> workloads = reader.workloads(definition);
   const std::vector<TraceEntry> traces = reader.traces(definition);
   LeaderboardInput in{std::string(definition), workloads,        traces, {},

@@ -14,7 +14,8 @@ namespace kh::report {
 
 // `baseline`: a solution name (--baseline); nullopt picks <definition>_baseline_<lang>
 // or a solution archived with role baseline. Throws kh::Error when a named baseline has
-// no PASSED trace.
+// no PASSED trace. Every trace is verified first (ArchiveReader::tamper_problems): when
+// any disagrees, the report holds the problems (`tampered`) and ranks nothing.
 [[nodiscard]] DefinitionReport load_definition_report(const ArchiveReader& reader,
                                                       std::string_view definition,
                                                       const std::optional<std::string>& baseline);

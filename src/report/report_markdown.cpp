@@ -82,6 +82,15 @@ void workload_table(std::string& out, const DefinitionReport& r, const Candidate
 
 std::string to_markdown(const DefinitionReport& r, const MarkdownOptions& options) {
   std::string out = fmt::format("## {}\n\n", md(r.definition));
+  if (!r.tampered.empty()) {
+    out += fmt::format(
+        "**Not ranked: {} row(s) of this definition were edited after kharness recorded them** "
+        "(`kharness archive verify --deep` lists every problem):\n\n",
+        r.tampered.size());
+    for (std::size_t i = 0; i < std::min<std::size_t>(r.tampered.size(), 20); ++i)
+      out += "- " + md(r.tampered[i]) + "\n";
+    return out;
+  }
   out += r.baseline.empty()
              ? "Baseline: the reference latency recorded in each trace (no baseline solution archived).\n\n"
              : fmt::format(

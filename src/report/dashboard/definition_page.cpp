@@ -60,6 +60,18 @@ HttpResponse definition_page(const CachedDefinition& cached, std::size_t page_in
                   r.baseline.empty() ? "recorded reference latency" : r.baseline),
       "meta");
   page.raw("<p>" + anchor(base + "/history", "optimisation history (tree)") + "</p>\n");
+  if (!r.tampered.empty()) {
+    page.heading(2, "Not ranked: the archive was edited", "tampered");
+    page.paragraph(
+        fmt::format("{} row(s) of this definition disagree with what kharness recorded "
+                    "(`kharness archive verify --deep` lists every problem):",
+                    r.tampered.size()));
+    std::vector<std::vector<std::string>> problems;
+    for (std::size_t i = 0; i < std::min<std::size_t>(r.tampered.size(), 50); ++i)
+      problems.push_back({html_escape(r.tampered[i])});
+    page.table({"problem"}, problems, "tampered");
+    return HttpResponse{200, "text/html; charset=utf-8", page.finish()};
+  }
   page.heading(2, "Leaderboard", "leaderboard");
   page.paragraph("Score: the mean of per-workload speedups over the baseline; 0 when any workload failed.",
                  "meta");
