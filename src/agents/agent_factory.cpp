@@ -12,6 +12,7 @@
 #include "agents/openai_api.h"
 #include "agents/tuner_agent.h"
 #include "error/error.h"
+#include "trace/bounded_file.h"
 
 namespace kh::agents {
 
@@ -84,9 +85,7 @@ AgentSpec agent_spec(const std::string& name, const std::string& config) {
   const bool inline_json = config.find_first_not_of(" \t\n") != std::string::npos &&
                            config[config.find_first_not_of(" \t\n")] == '{';
   if (!inline_json) {
-    std::ifstream in(config, std::ios::binary);
-    if (!in) throw Error(Location{config, 0, "--agent-config"}, "cannot read the agent config file");
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    text = read_json_document(config);
   }
   spec.config = nlohmann::json::parse(text, nullptr, false);
   if (spec.config.is_discarded() || !spec.config.is_object()) {

@@ -1,5 +1,7 @@
 // kharness: registers the subcommands and maps parse failures to exit status 2.
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
 
 #include "build/detail/child_groups.h"
 #include "cli/archive_command.h"
@@ -39,6 +41,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" with status 0; every real usage error is 2.
     return app.exit(e) == 0 ? 0 : 2;
+  } catch (const std::exception& e) {
+    // What no command turned into a kh::Error (a file system or allocation failure on a
+    // hostile input) still ends in one line and a status, never in abort().
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 2;
   }
   return exit_code;
 }

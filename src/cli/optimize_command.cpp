@@ -70,7 +70,8 @@ std::pair<Solution, std::string> solution_from(archive::Archive& store, const st
                                                const std::string& field) {
   std::string text;
   std::string where = spec;
-  if (std::filesystem::is_regular_file(spec)) {
+  std::error_code ec;  // a path too long for the file system is not a file: look it up as an id
+  if (std::filesystem::is_regular_file(spec, ec)) {
     text = read_text(spec);
   } else {
     const std::string id = control::resolve_content_id(store, spec, field);

@@ -6,6 +6,29 @@
 #include "trace/trace_set.h"
 
 namespace kh::cli {
+namespace {
+
+// Why a definition may be missing: the definition files the set could not load, the one
+// named like the definition first (what `kharness validate` would say about them).
+std::string unreadable_definitions(const TraceSet& set, const std::string& definition) {
+  std::vector<const Diagnostic*> found;
+  for (const Diagnostic& d : set.diagnostics()) {
+    const std::filesystem::path file(d.where.file);
+    if (file.extension() != ".json") continue;
+    if (file.stem() == definition)
+      found.insert(found.begin(), &d);
+    else
+      found.push_back(&d);
+  }
+  if (found.empty()) return "";
+  std::string out = fmt::format("; {} definition or solution file(s) could not be loaded:", found.size());
+  for (std::size_t i = 0; i < std::min<std::size_t>(found.size(), 3); ++i)
+    out += " " + format_diagnostic(*found[i]) + ";";
+  out.pop_back();
+  return out;
+}
+
+}  // namespace
 
 LoadedInputs load_definition_workloads(const std::string& trace_set, const std::string& definition,
                                        const OperatorLibrary& ops, bool small) {
@@ -15,7 +38,8 @@ LoadedInputs load_definition_workloads(const std::string& trace_set, const std::
     const Definition* d = set.find_definition(definition);
     if (d == nullptr) {
       throw Error(Location{trace_set, 0, "definition"},
-                  fmt::format("no definition named '{}' in the trace set", definition));
+                  fmt::format("no definition named '{}' in the trace set{}", definition,
+                              unreadable_definitions(set, definition)));
     }
     in.definition = *d;
     for (const auto* e : set.workloads_for(definition)) in.workloads.push_back(e->value.workload);

@@ -1,7 +1,9 @@
 // Reading and writing Solution.
+#include <cstdint>
 #include <string>
 
 #include "trace/detail/json_field.h"
+#include "trace/input_limits.h"
 #include "trace/json_io.h"
 #include "trace/json_text.h"
 
@@ -24,15 +26,46 @@ SolutionSpec read_spec(const FieldReader& r) {
   return s;
 }
 
+// A solution is built from its sources on disk: their number, sizes and path lengths
+// are bounded (input_limits.h) before any of it reaches a compiler or a file system.
+void check_source_limits(const FieldReader& r, const ordered_json& list) {
+  const InputLimits& limits = input_limits();
+  if (list.size() > limits.sources) {
+    r.fail("sources", std::to_string(list.size()) + " source files, over the limit " +
+                          limit_note("sources", limits.sources));
+  }
+}
+
+void check_source_limits(const FieldReader& item, const SourceFile& f, std::uint64_t& total) {
+  const InputLimits& limits = input_limits();
+  if (f.path.size() > limits.source_path_chars) {
+    item.fail("path", "source path is " + std::to_string(f.path.size()) +
+                          " characters long, over the limit " +
+                          limit_note("source_path_chars", limits.source_path_chars));
+  }
+  if (f.content.size() > limits.source_bytes) {
+    item.fail("content", "source is " + std::to_string(f.content.size()) + " bytes, over the limit " +
+                             limit_note("source_bytes", limits.source_bytes));
+  }
+  total += f.content.size();
+  if (total > limits.sources_bytes) {
+    item.fail("content", "the sources so far are " + std::to_string(total) + " bytes, over the limit " +
+                             limit_note("sources_bytes", limits.sources_bytes));
+  }
+}
+
 std::vector<SourceFile> read_sources(const FieldReader& r) {
   std::vector<SourceFile> out;
   const ordered_json& list = r.required("sources");
   if (!list.is_array()) r.fail("sources", "expected a list of {path, content}, got " + detail::type_of(list));
+  check_source_limits(r, list);
+  std::uint64_t total = 0;
   for (std::size_t i = 0; i < list.size(); ++i) {
     Location at = r.at("sources");
     at.field = detail::index_field(at.field, i);
     const FieldReader item(list[i], at);
     out.push_back(SourceFile{item.string("path"), item.string("content"), list[i]});
+    check_source_limits(item, out.back(), total);
   }
   return out;
 }

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <array>
-#include <fstream>
-#include <sstream>
+#include <optional>
 
+#include "trace/bounded_file.h"
 #include "trace/json_io.h"
 #include "trace/json_text.h"
 
@@ -14,30 +14,9 @@ namespace {
 
 constexpr std::array<std::string_view, 4> kFolders = {"definitions", "solutions", "workloads", "traces"};
 
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(Location{file.string(), 0, ""}, "cannot open file");
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) throw Error(Location{file.string(), 0, ""}, "cannot read file");
-  return s.str();
-}
-
-// Lines of a JSONL text with their 1-based numbers; blank lines are skipped.
-std::vector<std::pair<std::size_t, std::string_view>> jsonl_lines(std::string_view text) {
-  std::vector<std::pair<std::size_t, std::string_view>> out;
-  std::size_t start = 0;
-  std::size_t number = 1;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.find_first_not_of(" \t") != std::string_view::npos) out.emplace_back(number, line);
-    start = end + 1;
-    ++number;
-  }
-  return out;
+// Problems of one JSONL file: a line over the length limit is a diagnostic of its own.
+void add_too_long(TraceSet& into, const fs::path& file, std::size_t number, std::uint64_t bytes) {
+  into.add_diagnostic({Severity::error, Location{file.string(), number, ""}, line_too_long_reason(bytes)});
 }
 
 FileKind kind_of_folder(std::string_view name) {
@@ -55,29 +34,28 @@ FileKind kind_by_folder(const fs::path& file) {
 }
 
 FileKind kind_by_content(const fs::path& file) {
-  std::string text;
   try {
-    text = read_text(file);
-  } catch (const Error&) {
-    return FileKind::unknown;  // load_file reports the unreadable file itself
-  }
-  const bool jsonl = file.extension() == ".jsonl";
-  try {
-    if (jsonl) {
-      auto lines = jsonl_lines(text);
-      if (lines.empty()) return FileKind::unknown;
-      const ordered_json j = parse_json_text(lines.front().second, Location{});
-      if (!j.is_object()) return FileKind::unknown;
+    if (file.extension() == ".jsonl") {
+      std::optional<ordered_json> first;
+      for_each_jsonl_line(
+          file,
+          [&](const JsonlLine& line) {
+            first = parse_json_text(line.text, Location{});
+            return false;
+          },
+          [](std::size_t, std::uint64_t) {});
+      if (!first || !first->is_object()) return FileKind::unknown;
       const bool workload =
-          j.contains("workload") && (!j.contains("evaluation") || j["evaluation"].is_null());
+          first->contains("workload") && (!first->contains("evaluation") || (*first)["evaluation"].is_null());
       return workload ? FileKind::workloads : FileKind::traces;
     }
-    const ordered_json j = parse_json_text(text, Location{});
+    const ordered_json j = parse_json_text(read_json_document(file), Location{});
     if (!j.is_object()) return FileKind::unknown;
     if (j.contains("axes") && j.contains("inputs") && j.contains("outputs")) return FileKind::definition;
     if (j.contains("spec") && j.contains("sources")) return FileKind::solution;
   } catch (const Error&) {
-    // Unparseable content tells us nothing; the caller falls back to the extension.
+    // Unreadable or unparseable content tells us nothing; the caller falls back to the
+    // extension, and loading the file then reports its real error.
   }
   return FileKind::unknown;
 }
@@ -85,7 +63,7 @@ FileKind kind_by_content(const fs::path& file) {
 void load_json_file(TraceSet& into, const fs::path& file, FileKind kind, const fs::path& root) {
   const Location where{file.string(), 0, ""};
   try {
-    const ordered_json j = parse_json_text(read_text(file), where);
+    const ordered_json j = parse_json_text(read_json_document(file), where);
     if (kind == FileKind::definition)
       into.add_definition({read_definition(j, where), where, root});
     else
@@ -96,17 +74,10 @@ void load_json_file(TraceSet& into, const fs::path& file, FileKind kind, const f
 }
 
 void load_jsonl_file(TraceSet& into, const fs::path& file, FileKind kind, const fs::path& root) {
-  std::string text;
-  try {
-    text = read_text(file);
-  } catch (const Error& e) {
-    into.add_diagnostic(diagnostic_from(e));
-    return;
-  }
-  for (const auto& [number, line] : jsonl_lines(text)) {
-    const Location where{file.string(), number, ""};
+  const auto on_line = [&](const JsonlLine& line) {
+    const Location where{file.string(), line.number, ""};
     try {
-      Entry<Trace> e{parse_trace_line(line, where), where, root};
+      Entry<Trace> e{parse_trace_line(line.text, where), where, root};
       if (kind == FileKind::workloads)
         into.add_workload(std::move(e));
       else
@@ -114,6 +85,13 @@ void load_jsonl_file(TraceSet& into, const fs::path& file, FileKind kind, const 
     } catch (const Error& e) {
       into.add_diagnostic(diagnostic_from(e));
     }
+    return true;
+  };
+  try {
+    for_each_jsonl_line(file, on_line,
+                        [&](std::size_t n, std::uint64_t bytes) { add_too_long(into, file, n, bytes); });
+  } catch (const Error& e) {
+    into.add_diagnostic(diagnostic_from(e));
   }
 }
 
@@ -245,7 +223,7 @@ void load_file(TraceSet& into, const fs::path& file, FileKind kind, const fs::pa
       kind = FileKind::traces;
     else {
       try {
-        (void)parse_json_text(read_text(file), Location{file.string(), 0, ""});
+        (void)parse_json_text(read_json_document(file), Location{file.string(), 0, ""});
         into.add_diagnostic(
             {Severity::error, Location{file.string(), 0, ""},
              "cannot tell what this file is: not a definition (axes, inputs, outputs), a solution "
@@ -298,19 +276,25 @@ TraceSet load_paths(const std::vector<fs::path>& paths) {
 
 Definition load_definition_file(const fs::path& file) {
   const Location where{file.string(), 0, ""};
-  return parse_definition(read_text(file), where);
+  return parse_definition(read_json_document(file), where);
 }
 
 Solution load_solution_file(const fs::path& file) {
   const Location where{file.string(), 0, ""};
-  return parse_solution(read_text(file), where);
+  return parse_solution(read_json_document(file), where);
 }
 
 std::vector<Trace> load_trace_file(const fs::path& file) {
   std::vector<Trace> out;
-  const std::string text = read_text(file);
-  for (const auto& [number, line] : jsonl_lines(text))
-    out.push_back(parse_trace_line(line, Location{file.string(), number, ""}));
+  for_each_jsonl_line(
+      file,
+      [&](const JsonlLine& line) {
+        out.push_back(parse_trace_line(line.text, Location{file.string(), line.number, ""}));
+        return true;
+      },
+      [&](std::size_t number, std::uint64_t bytes) {
+        throw Error(Location{file.string(), number, ""}, line_too_long_reason(bytes));
+      });
   return out;
 }
 
