@@ -20,6 +20,7 @@ struct ServeArgs {
   std::string archive;
   std::string host = "127.0.0.1";
   int port = 8080;
+  report::dashboard::ServerLimits limits;
 };
 
 // SIGINT and SIGTERM are blocked in every thread and taken by one waiter, which stops
@@ -36,7 +37,7 @@ int run_serve(const ServeArgs& a) {
   report::dashboard::Dashboard dashboard(a.archive);
   const sigset_t signals = stop_signals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  report::dashboard::Server server(dashboard);
+  report::dashboard::Server server(dashboard, a.limits);
   const int port = server.bind(a.host, a.port);
   const std::string host = a.host.find(':') != std::string::npos ? "[" + a.host + "]" : a.host;
   fmt::print("serving {} on http://{}:{}/ (read-only; Ctrl-C stops)\n", a.archive, host, port);
@@ -77,6 +78,12 @@ void register_serve(CLI::App& app, int& exit_code) {
   cmd->add_option("--host", args->host, "Address to listen on (127.0.0.1: this machine only)");
   cmd->add_option("--port", args->port, "Port (8080; 0 picks a free one and prints it)")
       ->check(CLI::Range(0, 65535));
+  cmd->add_option("--workers", args->limits.workers, "Threads answering requests (8)")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--connections-per-address", args->limits.connections_per_address,
+                  "Open connections one client address may hold; its oldest waiting one makes room for a "
+                  "new one (256)")
+      ->check(CLI::Range(1, 65536));
   cmd->callback([args, &exit_code] {
     try {
       exit_code = run_serve(*args);

@@ -3,16 +3,82 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
 
 #include "error/error.h"
+#include "report/dashboard/connection_loop.h"
+#include "report/dashboard/connection_stream.h"
 
 namespace kh::report::dashboard {
+namespace {
+
+// cpp-httplib's request parsing, routing and response writing, for one request on a
+// stream of ours (its own accept loop and thread per connection are not used).
+class HttpCore : public httplib::Server {
+ public:
+  using httplib::Server::process_request;
+};
+
+}  // namespace
 
 struct Server::Impl {
-  explicit Impl(Dashboard& d) : dashboard(d) {}
+  Impl(Dashboard& d, const ServerLimits& l) : dashboard(d), limits(l), loop(l) {}
   Dashboard& dashboard;
-  httplib::Server http;
+  ServerLimits limits;
+  HttpCore http;
+  ConnectionLoop loop;
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::deque<std::unique_ptr<Connection>> queue;
+  bool stopping = false;
+  std::vector<std::thread> workers;
+
+  bool enqueue(std::unique_ptr<Connection>& c);
+  void work();
+  void serve(std::unique_ptr<Connection> c);
 };
+
+bool Server::Impl::enqueue(std::unique_ptr<Connection>& c) {
+  {
+    std::lock_guard lock(mutex);
+    if (queue.size() >= limits.queue) return false;
+    queue.push_back(std::move(c));
+  }
+  ready.notify_one();
+  return true;
+}
+
+void Server::Impl::work() {
+  for (;;) {
+    std::unique_ptr<Connection> c;
+    {
+      std::unique_lock lock(mutex);
+      ready.wait(lock, [&] { return stopping || !queue.empty(); });
+      if (queue.empty()) return;  // stopping, and nothing left to answer
+      c = std::move(queue.front());
+      queue.pop_front();
+    }
+    serve(std::move(c));
+  }
+}
+
+// One request, then the connection goes back to the loop to wait for the next one
+// (keep-alive), unless it is closed, served its share, or the server stops.
+void Server::Impl::serve(std::unique_ptr<Connection> c) {
+  ConnectionStream stream(*c, limits.io_timeout);
+  ++c->served;
+  const bool last = c->served >= limits.requests_per_connection || loop.running() == false;
+  bool closed_by_client = false;
+  const bool ok = http.process_request(stream, last, closed_by_client, [](httplib::Request&) {});
+  if (!ok || last || closed_by_client) {
+    loop.release(std::move(c));
+  } else {
+    loop.resume(std::move(c));
+  }
+}
 
 namespace {
 
@@ -34,10 +100,14 @@ void refuse(const httplib::Request& req, httplib::Response& res) {
 
 }  // namespace
 
-Server::Server(Dashboard& dashboard) : impl_(std::make_unique<Impl>(dashboard)) {
-  // A kept-alive connection holds a worker thread until it times out, and stop() waits
-  // for it: short, so that Ctrl-C ends the server promptly.
-  impl_->http.set_keep_alive_timeout(1);
+Server::Server(Dashboard& dashboard, const ServerLimits& limits)
+    : impl_(std::make_unique<Impl>(dashboard, limits)) {
+  impl_->http.set_keep_alive_max_count(limits.requests_per_connection);
+  impl_->http.set_keep_alive_timeout(
+      std::max<time_t>(1, std::chrono::duration_cast<std::chrono::seconds>(limits.idle_timeout).count()));
+  impl_->http.set_read_timeout(std::chrono::duration_cast<std::chrono::seconds>(limits.io_timeout).count());
+  // The dashboard takes no request bodies; a large one is refused, not read.
+  impl_->http.set_payload_max_length(64 * 1024);
   impl_->http.Get(".*", [this](const httplib::Request& req, httplib::Response& res) {
     QueryParams query;
     for (const auto& [k, v] : req.params) query.emplace(k, v);
@@ -55,22 +125,30 @@ Server::Server(Dashboard& dashboard) : impl_(std::make_unique<Impl>(dashboard)) 
   impl_->http.Options(".*", refused);
 }
 
-Server::~Server() { stop(); }
-
-int Server::bind(const std::string& host, int port) {
-  const int bound =
-      port == 0 ? impl_->http.bind_to_any_port(host) : (impl_->http.bind_to_port(host, port) ? port : -1);
-  if (bound < 0) {
-    throw Error(Location{"", 0, "--port"}, "cannot listen on " + host + ":" + std::to_string(port) +
-                                               " (in use, or not an address of this host)");
+Server::~Server() {
+  stop();
+  for (std::thread& t : impl_->workers) {
+    if (t.joinable()) t.join();
   }
-  return bound;
 }
 
-void Server::listen() { impl_->http.listen_after_bind(); }
+int Server::bind(const std::string& host, int port) { return impl_->loop.bind(host, port); }
 
-void Server::stop() { impl_->http.stop(); }
+void Server::listen() {
+  for (std::size_t i = 0; i < std::max<std::size_t>(1, impl_->limits.workers); ++i)
+    impl_->workers.emplace_back([this] { impl_->work(); });
+  impl_->loop.run([this](std::unique_ptr<Connection>& c) { return impl_->enqueue(c); });
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->stopping = true;
+  }
+  impl_->ready.notify_all();
+  for (std::thread& t : impl_->workers) t.join();
+  impl_->workers.clear();
+}
 
-bool Server::running() const { return impl_->http.is_running(); }
+void Server::stop() { impl_->loop.stop(); }
+
+bool Server::running() const { return impl_->loop.running(); }
 
 }  // namespace kh::report::dashboard

@@ -1,5 +1,8 @@
-// Serves a Dashboard over HTTP with cpp-httplib: GET (and HEAD) only, every other
-// method is 405. Binds to 127.0.0.1 unless told otherwise.
+// Serves a Dashboard over HTTP: GET (and HEAD) only, every other method is 405. Binds to
+// 127.0.0.1 unless told otherwise. cpp-httplib parses requests, routes and writes
+// responses; the sockets are kharness's own (connection_loop.h), because a thread per
+// connection (cpp-httplib's model) lets a hundred idle connections or one slow client
+// hold every worker. Limits in server_limits.h.
 #pragma once
 
 #include <functional>
@@ -7,12 +10,13 @@
 #include <string>
 
 #include "report/dashboard/dashboard.h"
+#include "report/dashboard/server_limits.h"
 
 namespace kh::report::dashboard {
 
 class Server {
  public:
-  explicit Server(Dashboard& dashboard);
+  explicit Server(Dashboard& dashboard, const ServerLimits& limits = {});
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

@@ -16,7 +16,7 @@ namespace {
 
 }  // namespace
 
-Server::Server(Dashboard&) { unavailable(); }
+Server::Server(Dashboard&, const ServerLimits&) { unavailable(); }
 Server::~Server() = default;
 int Server::bind(const std::string&, int) { unavailable(); }
 void Server::listen() { unavailable(); }
