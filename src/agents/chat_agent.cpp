@@ -128,6 +128,8 @@ Proposal ChatAgent::propose(const ProposalContext& context) {
   p.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   redact_proposal(p, secrets);
   std::ofstream(context.workspace / "transcript.md", std::ios::binary | std::ios::trunc) << p.transcript;
+  // The reply's files in out/ are the model's words, which may repeat the key.
+  scrub_workspace(context.workspace, secrets);
   return p;
 }
 

@@ -83,6 +83,7 @@ Proposal CliAgent::propose(const ProposalContext& context) {
   if (run.timed_out || run.status != ExitStatus::exited(0)) {
     p.rejected.push_back({fmt::format("cli agent {}", ending), tail(run.err, kStderrExcerpt)});
     redact_proposal(p, secrets);
+    scrub_workspace(context.workspace, secrets);
     return p;
   }
   AnswerReading answer =
@@ -90,6 +91,8 @@ Proposal CliAgent::propose(const ProposalContext& context) {
   p.candidates = std::move(answer.candidates);
   p.rejected = std::move(answer.rejected);
   redact_proposal(p, secrets);
+  // What the agent left in its workspace stays in the archive's folder: redacted too.
+  scrub_workspace(context.workspace, secrets);
   return p;
 }
 
