@@ -9,6 +9,7 @@
 #include "error/error.h"
 #include "eval/device_peaks_json.h"
 #include "eval/measurement_client.h"
+#include "eval/scratch_dir.h"
 #include "eval/solution_build.h"
 #include "eval/workload_evaluation.h"
 #include "eval/workload_shapes.h"
@@ -17,35 +18,6 @@
 namespace kh {
 
 namespace {
-
-// The workers' scratch folder (their cwd and logs). One the caller named is kept; a
-// temporary one is removed when the evaluation ends, after the workers (declared later,
-// destroyed first) are gone.
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::filesystem::path& requested) {
-    if (!requested.empty()) {
-      std::filesystem::create_directories(requested);
-      path_ = requested;
-      return;
-    }
-    std::string pattern = (std::filesystem::temp_directory_path() / "kharness-eval-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw Error("cannot create a scratch directory under " + pattern);
-    path_ = pattern;
-    owned_ = true;
-  }
-  ScratchDir(const ScratchDir&) = delete;  // one owner removes it, once
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  ~ScratchDir() {
-    std::error_code ignored;  // best effort: a leftover temp folder is not worth a failure
-    if (owned_) std::filesystem::remove_all(path_, ignored);
-  }
-  [[nodiscard]] const std::filesystem::path& path() const noexcept { return path_; }
-
- private:
-  std::filesystem::path path_;
-  bool owned_ = false;
-};
 
 WorkerConfig worker_config(const EvalOptions& o, const std::filesystem::path& work_dir, const char* who) {
   WorkerConfig c;
