@@ -190,10 +190,29 @@ void Round::run_stage(const StageBounds& bounds, const Retained& parent) {
   if (!config_.workspace_root.empty()) {
     ctx.workspace = config_.workspace_root / state_.loop_id / fmt::format("r{}-{}", round_, bounds.stage);
   }
+  // An agent's command can kill the orchestrator as a candidate can: a proposal during
+  // which it died is not asked for again (step_marks.h), the stage is a rejected answer.
+  const std::string guard = step_key(state_.loop_id, round_, std::string(bounds.stage) + "-proposal",
+                                     archive::canonical_hash(agent->name()));
+  if (steps_.marks().strikes(guard) > 0) {
+    const std::string why = fmt::format("{}", fmt::join(steps_.marks().strike_reasons(guard), "; "));
+    rejected_.push_back({{"agent", agent->name()},
+                         {"stage", bounds.stage},
+                         {"reason", "not asked again: " + why},
+                         {"excerpt", ""}});
+    stages_[std::string(bounds.stage)] = {{"note", "the agent's proposal was not asked again: " + why}};
+    say(fmt::format("  {}: agent {} not asked again: {}", bounds.stage, agent->name(), why));
+    return;
+  }
   agents::Proposal proposal;
+  // The mark stays only when the orchestrator dies during the proposal; an exception is
+  // the agent's error, not a strike.
+  steps_.marks().begin(guard, "agent:" + agent->name(), false);
   try {
     proposal = agent->propose(ctx);
+    steps_.marks().end(guard);
   } catch (const agents::AgentUnavailable& e) {
+    steps_.marks().end(guard);
     // The service stayed down through its retries: a failed proposal, on the record and
     // on the budget; the next stage or round asks again.
     rejected_.push_back({{"agent", agent->name()},
@@ -202,6 +221,9 @@ void Round::run_stage(const StageBounds& bounds, const Retained& parent) {
                          {"excerpt", ""}});
     say(fmt::format("  {}: agent {} unavailable: {}", bounds.stage, agent->name(), e.what()));
     return;
+  } catch (...) {
+    steps_.marks().end(guard);
+    throw;
   }
   transcripts_.push_back(proposal.transcript);
   auto tokens = [](const std::optional<std::int64_t>& n) {

@@ -45,7 +45,7 @@ void StepMarks::settle(const std::function<bool(const std::string& key)>& record
     mark["running"] = false;
     if (!recorded(key)) {
       mark["strikes"].push_back(
-          {{"how", fmt::format("the orchestrator (pid {}) died while this solution ran (step started at {})",
+          {{"how", fmt::format("the orchestrator (pid {}) died while this ran (started at {})",
                                owner.pid, mark.value("started_at", "?"))},
            {"noticed_at", archive::utc_now()}});
     }

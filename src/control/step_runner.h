@@ -72,6 +72,8 @@ class StepRunner {
   // Runs of this loop's steps that failed verification when read back (archive/run_check.h),
   // one line each; those steps were measured again. Taken for the round's evidence.
   [[nodiscard]] std::vector<std::string> take_tampered() { return std::exchange(tampered_, {}); }
+  // The loop's step marks, for what else runs code the loop does not control (an agent's command).
+  [[nodiscard]] StepMarks& marks() noexcept { return marks_; }
 
  private:
   archive::Archive& archive_;

@@ -44,7 +44,9 @@ std::string solution(const fs::path& dir, const std::string& name, int rows, con
       "void rmsnorm(const DLTensor* x, const DLTensor* w, DLTensor* y, kh_stream_t) {\n";
   if (!trigger.empty()) {
     body +=
-        "  struct stat st;\n  if (stat(\"" + trigger + "\", &st) == 0) kill(getppid(), " + signal + ");\n";
+        // Once per worker: a stopped orchestrator continued by a person is not stopped again.
+        "  static bool done = false;\n  struct stat st;\n  if (!done && stat(\"" + trigger +
+        "\", &st) == 0) {\n    done = true;\n    kill(getppid(), " + signal + ");\n  }\n";
   }
   body +=
       "  for (int i = 0; i < " + std::to_string(rows) + "; ++i) rmsnorm_rows(x, w, y, 0, x->shape[0]);\n}\n";
