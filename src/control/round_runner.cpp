@@ -192,8 +192,8 @@ void Round::run_stage(const StageBounds& bounds, const Retained& parent) {
   }
   // An agent's command can kill the orchestrator as a candidate can: a proposal during
   // which it died is not asked for again (step_marks.h), the stage is a rejected answer.
-  const std::string guard = step_key(state_.loop_id, round_, std::string(bounds.stage) + "-proposal",
-                                     archive::canonical_hash(agent->name()));
+  const std::string guard =
+      step_key(state_.loop_id, round_, std::string(bounds.stage) + "-proposal", agent->name());
   if (steps_.marks().strikes(guard) > 0) {
     const std::string why = fmt::format("{}", fmt::join(steps_.marks().strike_reasons(guard), "; "));
     rejected_.push_back({{"agent", agent->name()},

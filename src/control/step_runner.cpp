@@ -236,6 +236,7 @@ Sweep StepRunner::record_failure(const StepRequest& r, const std::string& key, c
       ": recorded as failed without running it again: " + why;
   if (progress_) progress_(fmt::format("  {} {}: recorded as failed ({})", r.phase, r.solution.name, why));
   SolutionEvaluation result;
+  result.device = nlohmann::ordered_json::object();  // no worker ran: nothing reported
   for (BuildResult* b : {&result.candidate_build, &result.reference_build}) {
     b->status = BuildResult::Status::ok;  // not built again: the failure is the step's, not the build's
     b->message = "not built for this step: " + log;
