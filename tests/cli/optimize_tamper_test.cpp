@@ -98,7 +98,10 @@ void rmsnorm(const DLTensor* x, const DLTensor* w, DLTensor* y, kh_stream_t) {
     tamper();
     KILL
   }
-  for (int i = 0; i < 2; ++i) rmsnorm_rows(x, w, y, 0, x->shape[0]);
+  for (int i = 0; i < 2; ++i) {
+    rmsnorm_rows(x, w, y, 0, x->shape[0]);
+    asm volatile("" ::: "memory");  // two passes of work, not merged into one
+  }
 }
 )";
   src.replace(src.find("KILL"), 4, kill_after ? "kill(getppid(), SIGKILL);" : "");
