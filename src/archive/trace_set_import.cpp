@@ -12,6 +12,7 @@
 #include "archive/trace_line_parser.h"
 #include "archive/utc_time.h"
 #include "archive/write_transaction.h"
+#include "trace/bounded_file.h"
 #include "trace/input_limits.h"
 
 namespace kh::archive {
@@ -48,6 +49,8 @@ class SetImporter {
   void import_workloads(const SetFile& file);
   void import_traces(const SetFile& file);
   std::optional<std::string> read_or_report(const SetFile& file);
+  // The file's lines, without those over the jsonl_line_bytes limit (each a problem).
+  std::vector<TextLine> bounded_lines(const SetFile& file, const std::optional<std::string>& text);
   void commit_workloads(const std::vector<PendingWorkload>& batch);
   void commit_traces(const std::vector<TraceRow>& batch);
   void load_solution_ids();
@@ -259,6 +262,19 @@ void SetImporter::commit_traces(const std::vector<TraceRow>& batch) {
   report_.traces.added += added;
 }
 
+std::vector<TextLine> SetImporter::bounded_lines(const SetFile& file,
+                                                 const std::optional<std::string>& text) {
+  std::vector<TextLine> lines;
+  if (!text) return lines;
+  for (TextLine& line : jsonl_lines(*text)) {
+    if (line.text.size() > input_limits().jsonl_line_bytes)
+      problem(Error(Location{file.path.string(), line.number, ""}, line_too_long_reason(line.text.size())));
+    else
+      lines.push_back(line);
+  }
+  return lines;
+}
+
 std::optional<std::string> SetImporter::read_or_report(const SetFile& file) {
   try {
     return read_file_text(file.path, input_limits().jsonl_file_bytes, "jsonl_file_bytes");
@@ -270,7 +286,7 @@ std::optional<std::string> SetImporter::read_or_report(const SetFile& file) {
 
 void SetImporter::import_workloads(const SetFile& file) {
   const std::optional<std::string> text = read_or_report(file);
-  const std::vector<TextLine> lines = text ? jsonl_lines(*text) : std::vector<TextLine>{};
+  const std::vector<TextLine> lines = bounded_lines(file, text);
   std::vector<PendingWorkload> batch;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     try {
@@ -289,7 +305,7 @@ void SetImporter::import_workloads(const SetFile& file) {
 
 void SetImporter::import_traces(const SetFile& file) {
   const std::optional<std::string> text = read_or_report(file);
-  const std::vector<TextLine> lines = text ? jsonl_lines(*text) : std::vector<TextLine>{};
+  const std::vector<TextLine> lines = bounded_lines(file, text);
   const auto chunk = [&](std::size_t start) {
     return std::span(lines).subspan(start, std::min(options_.batch, lines.size() - start));
   };

@@ -8,20 +8,21 @@
 namespace kh::cli {
 namespace {
 
-// Why a definition may be missing: the definition files the set could not load, the one
-// named like the definition first (what `kharness validate` would say about them).
-std::string unreadable_definitions(const TraceSet& set, const std::string& definition) {
+// Why a definition or its workloads may be missing: the files of that kind the set could
+// not load (`extension` .json for definitions, .jsonl for workloads), the one named like
+// the definition first: what `kharness validate` says about them.
+std::string load_problems(const TraceSet& set, const std::string& definition, std::string_view extension) {
   std::vector<const Diagnostic*> found;
   for (const Diagnostic& d : set.diagnostics()) {
     const std::filesystem::path file(d.where.file);
-    if (file.extension() != ".json") continue;
+    if (file.extension() != extension) continue;
     if (file.stem() == definition)
       found.insert(found.begin(), &d);
     else
       found.push_back(&d);
   }
   if (found.empty()) return "";
-  std::string out = fmt::format("; {} definition or solution file(s) could not be loaded:", found.size());
+  std::string out = fmt::format("; {} problem(s) loading {} files:", found.size(), extension);
   for (std::size_t i = 0; i < std::min<std::size_t>(found.size(), 3); ++i)
     out += " " + format_diagnostic(*found[i]) + ";";
   out.pop_back();
@@ -39,7 +40,7 @@ LoadedInputs load_definition_workloads(const std::string& trace_set, const std::
     if (d == nullptr) {
       throw Error(Location{trace_set, 0, "definition"},
                   fmt::format("no definition named '{}' in the trace set{}", definition,
-                              unreadable_definitions(set, definition)));
+                              load_problems(set, definition, ".json")));
     }
     in.definition = *d;
     for (const auto* e : set.workloads_for(definition)) in.workloads.push_back(e->value.workload);
@@ -55,7 +56,10 @@ LoadedInputs load_definition_workloads(const std::string& trace_set, const std::
     in.root = e->dir;
   }
   if (in.workloads.empty()) {
-    throw Error(Location{"", 0, "--definition"}, fmt::format("definition '{}' has no workloads", definition));
+    throw Error(
+        Location{"", 0, "--definition"},
+        fmt::format("definition '{}' has no workloads{}", definition,
+                    trace_set.empty() ? "" : load_problems(load_trace_set(trace_set), definition, ".jsonl")));
   }
   return in;
 }
