@@ -120,13 +120,7 @@ LoopState open_loop(archive::Archive& archive, const LoopConfig& config) {
   StepMarks marks(archive, st.loop_id);
   marks.settle([&](const std::string& key) { return find_step_run(archive, key).has_value(); });
   st.banned = marks.banned();
-  if (st.banned.contains(st.start.content_id)) {
-    throw Error(Location{archive.dir().string(), 0, "--from"},
-                fmt::format("the start {} is banned from loop {}: the orchestrator died or was stopped twice "
-                            "while it ran; start the loop from another solution (--from) or under another "
-                            "--loop id",
-                            st.start.solution.name, st.loop_id));
-  }
+  st.banned.erase(st.start.content_id);  // the person's own start is never banned (step_runner.h)
   refuse_forged_history(archive, st.loop_id);
   st.decisions = archive::load_decisions(archive, st.loop_id);
   for (const archive::Decision& d : st.decisions) {

@@ -45,8 +45,7 @@ struct LoopState {
 
 // Opens (or starts) the loop in the archive. Steps left running by a dead orchestrator
 // become strikes (step_marks.h). Throws kh::Error when the config asks for a seed other
-// than the one the loop was started with, when another process runs the loop, or when
-// the start itself is banned (nothing would be left to compare with).
+// than the one the loop was started with, or when another process runs the loop.
 [[nodiscard]] LoopState open_loop(archive::Archive& archive, const LoopConfig& config);
 
 // A solution's exact JSON by content id. Throws kh::Error when it is not archived.

@@ -110,6 +110,7 @@ Sweep Round::measure_best(const std::string& phase, TimingProtocol protocol) {
   r.role = state_.best.content_id == state_.start.content_id ? config_.start_role : "candidate";
   r.protocol = protocol;
   r.retained_best = true;
+  r.start = state_.best.content_id == state_.start.content_id;
   return steps_.run(r);
 }
 

@@ -45,8 +45,8 @@ void StepMarks::settle(const std::function<bool(const std::string& key)>& record
     mark["running"] = false;
     if (!recorded(key)) {
       mark["strikes"].push_back(
-          {{"how", fmt::format("the orchestrator (pid {}) died while this ran (started at {})",
-                               owner.pid, mark.value("started_at", "?"))},
+          {{"how", fmt::format("the orchestrator (pid {}) died while this ran (started at {})", owner.pid,
+                               mark.value("started_at", "?"))},
            {"noticed_at", archive::utc_now()}});
     }
     put(key);
@@ -66,19 +66,11 @@ std::vector<std::string> StepMarks::strike_reasons(std::string_view key) const {
   return out;
 }
 
-std::size_t StepMarks::strikes_of_solution(std::string_view content_id) const {
-  std::size_t n = 0;
-  for (const auto& [key, mark] : marks_) {
-    if (mark.value("content_id", std::string()) == content_id) n += strike_count(mark);
-  }
-  return n;
-}
-
 std::set<std::string> StepMarks::banned() const {
   std::set<std::string> out;
   for (const auto& [key, mark] : marks_) {
     const std::string id = mark.value("content_id", std::string());
-    if (!id.empty() && strikes_of_solution(id) >= kStrikesToBan) out.insert(id);
+    if (!id.empty() && strike_count(mark) >= kStrikesToBan) out.insert(id);
   }
   return out;
 }

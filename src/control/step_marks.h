@@ -5,8 +5,8 @@
 // continue after a stop (stop_counter.h) is a strike too. Without a sandbox a solution
 // can kill or freeze the process that measures it; strikes let the loop go on instead
 // of running the same step into the same death for ever (step_runner.h has the policy:
-// a candidate with a strike is recorded as failed; the retained best is tried again
-// once; a solution with two strikes is banned from the loop).
+// a candidate with a strike is recorded as failed; the retained best is tried again;
+// a solution with two strikes in one step is banned from the loop, the start never).
 //
 // Marks live in the loop's manifest under "step/<step key>", so they survive kill -9
 // like everything else of the loop.
@@ -38,9 +38,8 @@ class StepMarks {
   [[nodiscard]] std::size_t strikes(std::string_view key) const;
   // Each strike of the step, one sentence each, oldest first.
   [[nodiscard]] std::vector<std::string> strike_reasons(std::string_view key) const;
-  // Strikes against a solution (content id) over every step of the loop.
-  [[nodiscard]] std::size_t strikes_of_solution(std::string_view content_id) const;
-  // Content ids with kStrikesToBan strikes or more.
+  // Content ids with kStrikesToBan strikes or more in one step: a solution that dies
+  // again where it died before (random kills by a person rarely land twice in one step).
   [[nodiscard]] std::set<std::string> banned() const;
 
   void begin(const std::string& key, const std::string& content_id, bool retained_best);

@@ -155,15 +155,15 @@ Sweep StepRunner::run(const StepRequest& r) {
   options.seed = mix_seed(seed_, key);  // a redone step draws the same inputs
   for (;;) {
     const std::size_t strikes = marks_.strikes(key);
-    const std::size_t against_solution = marks_.strikes_of_solution(content_id);
-    if (against_solution >= kStrikesToBan) {
-      return record_failure(
-          r, key,
-          fmt::format("banned from loop {}: the orchestrator died or was stopped {} times "
-                      "while it ran ({})",
-                      loop_id_, against_solution, fmt::join(marks_.strike_reasons(key), "; ")));
+    if (!r.start && marks_.banned().contains(content_id)) {
+      return record_failure(r, key,
+                            fmt::format("banned from loop {}: the orchestrator died or was stopped {} times "
+                                        "while it ran in one step",
+                                        loop_id_, kStrikesToBan));
     }
-    if (strikes > 0 && !r.retained_best) {
+    // Strikes a step survives: none for a candidate; one for a promoted best; two for the start.
+    const std::size_t survives = !r.retained_best ? 0 : (r.start ? kStrikesToBan : kStrikesToBan - 1);
+    if (strikes > survives) {
       return record_failure(r, key, fmt::format("{}", fmt::join(marks_.strike_reasons(key), "; ")));
     }
     if (progress_) {

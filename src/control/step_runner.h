@@ -43,6 +43,7 @@ struct StepRequest {
   StepScope scope = StepScope::full;
   TimingProtocol protocol = TimingProtocol::official;
   bool retained_best = false;  // the loop's retained best (a paired baseline), not a new candidate
+  bool start = false;          // the retained best is the loop's start (never banned)
 };
 
 class StepRunner {
@@ -54,10 +55,12 @@ class StepRunner {
   //
   // A step with a strike (step_marks.h: the orchestrator died or was stopped while its
   // solution ran) is not run into the same death again: a candidate's step is recorded
-  // as failed (RUNTIME_ERROR, the log saying why) without running it; the retained
-  // best's is run once more, since a person's kill -9 lands on whatever runs, and
-  // recorded as failed at its second strike. A banned solution (two strikes in the
-  // loop) is recorded as failed without running.
+  // as failed (RUNTIME_ERROR, the log saying why) without running it. The retained best
+  // has passed a full promotion and a person's kill -9 lands on whatever runs, so its
+  // step is run again: a promoted best is recorded as failed at its second strike in
+  // the step (and is banned), the start at its third (and is never banned: it is the
+  // person's own, and there is nothing to fall back to). A banned solution is recorded
+  // as failed without running.
   Sweep run(const StepRequest& request);
 
   // Builds the solutions into the build cache side by side, as the evaluations that follow
