@@ -47,11 +47,13 @@ std::string solution(const fs::path& dir, const std::string& name, int rows, con
     // the kernel), and acted on once: a stopped orchestrator continued by a person is not
     // stopped again.
     body += "  static bool armed = [] { struct stat st; return stat(\"" + trigger +
-            "\", &st) == 0; }();\n  if (armed) {\n    armed = false;\n    kill(getppid(), " + signal + ");\n  }\n";
+            "\", &st) == 0; }();\n  if (armed) {\n    armed = false;\n    kill(getppid(), " + signal +
+            ");\n  }\n";
   }
   // The barrier keeps the compiler from merging the passes: `rows` is the work done.
   body += "  for (int i = 0; i < " + std::to_string(rows) +
-          "; ++i) {\n    rmsnorm_rows(x, w, y, 0, x->shape[0]);\n    asm volatile(\"\" ::: \"memory\");\n  }\n}\n";
+          "; ++i) {\n    rmsnorm_rows(x, w, y, 0, x->shape[0]);\n    asm volatile(\"\" ::: \"memory\");\n  "
+          "}\n}\n";
   const nlohmann::json j = {
       {"name", name},
       {"definition", "rmsnorm_h128"},
@@ -233,6 +235,37 @@ TEST(OptimizeLiveness, ACandidateThatStopsTheOrchestratorFailsOnceItIsContinued)
   const auto logs = trace_logs(archive, "stopper");
   ASSERT_FALSE(logs.empty());
   for (const std::string& log : logs) EXPECT_EQ(log.rfind("ORCHESTRATOR_STOPPED", 0), 0u) << log;
+}
+
+TEST(OptimizeLiveness, AnAgentCommandThatKillsTheOrchestratorIsNotAskedAgain) {
+  test::TempDir tmp("liveness-agent");
+  const std::vector<std::string> args = {"optimize",
+                                         "--definition",
+                                         "rmsnorm_h128",
+                                         "--small",
+                                         "--backend",
+                                         "cpu",
+                                         "--no-reference-timing",
+                                         "--archive",
+                                         (tmp / "a").string(),
+                                         "--agent",
+                                         "cli",
+                                         "--agent-config",
+                                         R"({"command": "kill -9 $PPID"})",
+                                         "--rounds",
+                                         "1",
+                                         "--seed",
+                                         "3",
+                                         "--json"};
+  const Exit first = run_loop(args, tmp / "1.out");
+  ASSERT_TRUE(first.killed()) << "the agent's command did not kill the orchestrator: "
+                              << err_of(tmp / "1.out");
+  const Exit second = run_loop(args, tmp / "2.out");
+  ASSERT_EQ(second.code(), 0) << err_of(tmp / "2.out");
+  const nlohmann::json s = nlohmann::json::parse(second.out);
+  ASSERT_EQ(s.at("decisions").size(), 1u);
+  EXPECT_NE(err_of(tmp / "2.out").find("agent cli not asked again"), std::string::npos)
+      << err_of(tmp / "2.out");
 }
 
 }  // namespace
