@@ -104,7 +104,7 @@ ChildProcess::ChildProcess(ChildProcess&& other) noexcept
     : pid_(std::exchange(other.pid_, -1)),
       jail_status_(std::move(other.jail_status_)),
       isolation_(std::move(other.isolation_)),
-      status_(std::move(other.status_)) {}
+      status_(other.status_) {}
 
 ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
   if (this != &other) {
@@ -112,7 +112,7 @@ ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
     pid_ = std::exchange(other.pid_, -1);
     jail_status_ = std::move(other.jail_status_);
     isolation_ = std::move(other.isolation_);
-    status_ = std::move(other.status_);
+    status_ = other.status_;
   }
   return *this;
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "device/device_peaks.h"
+#include "error/error.h"
 #include "eval/thread_activity_probe.h"
 #include "eval/timed_loop.h"
 #include "trace/definition.h"

@@ -67,7 +67,7 @@ std::vector<std::string> environment_of(const ProcessSpec& spec, const JailPlan*
       if (!overridden(text.substr(0, text.find('=')))) out.emplace_back(text);
     }
   }
-  for (const auto& [key, value] : spec.env) out.push_back(key + "=" + value);
+  for (const auto& [key, value] : spec.env) out.push_back(std::string(key).append("=").append(value));
   return out;
 }
 

@@ -51,7 +51,7 @@ std::vector<std::string> jail_environment(const std::vector<std::string>& extra_
     const bool pass = inherit_all ? !looks_like_secret(name) : allowed_in_jail(name, extra_names);
     if (pass && !overridden(name)) out.emplace_back(*entry);
   }
-  for (const auto& [name, value] : set) out.push_back(name + "=" + value);
+  for (const auto& [name, value] : set) out.push_back(std::string(name).append("=").append(value));
   return out;
 }
 

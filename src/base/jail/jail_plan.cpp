@@ -96,7 +96,8 @@ class RootBuilder {
   // cannot do it recursively.
   void remount_beneath(const fs::path& dir) {
     for (const fs::path& m : mount_points_beneath(mounts_, dir))
-      if (items_.count(m.string()) == 0) items_[m.string()] = Item{MountStep::Kind::remount_submount, m, "", true, false};
+      if (items_.count(m.string()) == 0)
+        items_[m.string()] = Item{MountStep::Kind::remount_submount, m, "", true, false};
   }
 
   [[nodiscard]] std::vector<MountStep> steps() const {

@@ -34,12 +34,13 @@ std::string token() {
 }
 
 ProcessRun jailed(const std::string& script, const std::filesystem::path& scratch,
-                  SandboxMode mode = SandboxMode::best) {
+                  SandboxMode mode = SandboxMode::best, bool namespaces = true) {
   ProcessSpec spec;
   spec.argv = {"/bin/sh", "-c", script};
   spec.cwd = scratch;
   spec.jail = JailSpec{};
   spec.jail->mode = mode;
+  spec.jail->allow_namespaces = namespaces;
   spec.jail->scratch = scratch;
   spec.jail->scratch_bytes = 8u << 20;
   RunOptions options;
@@ -106,7 +107,8 @@ TEST(Jail, WritesOnlyToItsScratchAndNoneOfItReachesTheHost) {
 TEST(Jail, ScratchHasAHardSize) {
   KH_REQUIRE_NAMESPACES();
   test::TempDir dir;
-  const ProcessRun run = jailed("head -c 64000000 /dev/zero > big 2>/dev/null; echo $?; wc -c < big", dir.path());
+  const ProcessRun run =
+      jailed("head -c 64000000 /dev/zero > big 2>/dev/null; echo $?; wc -c < big", dir.path());
   // 8 MiB of scratch: the write fails there, not at 64 MB on the host's disk.
   EXPECT_EQ(run.out.rfind("1\n", 0), 0u) << run.out;
   EXPECT_LE(std::stoll(run.out.substr(2)), 8ll << 20) << run.out;
@@ -148,6 +150,47 @@ TEST(Jail, RefusesNamespacesAndTracingInside) {
   const ProcessRun run = jailed("unshare -U true 2>/dev/null && echo unshared || echo refused", dir.path());
   if (!run.isolation.seccomp) GTEST_SKIP() << "no seccomp filter here: " << run.isolation.summary();
   EXPECT_EQ(run.out, "refused\n");
+}
+
+// What a machine that refuses namespaces still gets (a CI container, gVisor without user
+// namespaces): the same program, restricted.
+TEST(Jail, WithoutNamespacesTheRestStillHolds) {
+  test::TempDir dir;
+  test::TempDir outside;
+  ::setenv("OPENAI_API_KEY", "sk-kh-jail-test", 1);
+  const ProcessRun run =
+      jailed("env | grep -c sk-kh-jail-test; echo ok > mine && cat mine; touch '" +
+                 (outside.path() / "escaped").string() +
+                 "' 2>/dev/null || echo outside-refused; unshare -U true 2>/dev/null || echo "
+                 "unshare-refused",
+             dir.path(), SandboxMode::best, false);
+  ::unsetenv("OPENAI_API_KEY");
+  EXPECT_EQ(run.isolation.level, IsolationLevel::restricted) << run.isolation.summary();
+  EXPECT_TRUE(run.isolation.namespaces.empty());
+  EXPECT_EQ(run.out.rfind("0\nok\n", 0), 0u) << run.out;
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "mine"))
+      << "without a mount namespace scratch is the host folder";
+  if (run.isolation.landlock_abi > 0) {
+    EXPECT_NE(run.out.find("outside-refused"), std::string::npos) << run.out;
+    EXPECT_FALSE(std::filesystem::exists(outside.path() / "escaped"));
+  }
+  if (run.isolation.seccomp) {
+    EXPECT_NE(run.out.find("unshare-refused"), std::string::npos) << run.out;
+  }
+}
+
+// Nothing a jailed program runs holds a capability, whatever its uid (root, without
+// namespaces).
+TEST(Jail, NoCapabilitiesAtAnyLevel) {
+  test::TempDir dir;
+  for (const bool namespaces : {true, false}) {
+    const ProcessRun run = jailed("grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status", dir.path(),
+                                  SandboxMode::best, namespaces);
+    EXPECT_EQ(run.out,
+              "CapInh:\t0000000000000000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\n"
+              "CapBnd:\t0000000000000000\nCapAmb:\t0000000000000000\n")
+        << run.isolation.summary();
+  }
 }
 
 TEST(Jail, OffMeansNoJail) {

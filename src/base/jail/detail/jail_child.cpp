@@ -62,7 +62,8 @@ bool make_read_only_recursively(const char* target) noexcept {
 }
 
 bool remount_read_only(const char* target) noexcept {
-  return ::mount(nullptr, target, nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | locked_flags(target), nullptr) == 0;
+  return ::mount(nullptr, target, nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | locked_flags(target),
+                 nullptr) == 0;
 }
 
 // `recursive_read_only` says whether the last read-only folder bind was made read-only
@@ -132,17 +133,25 @@ void build_root(const JailPlan& plan, int error_fd) noexcept {
   }
 }
 
-// No capability survives exec, whatever the uid: uid 0 gains none (SECBIT_NOROOT), none
-// can be raised again (bounding set emptied, locked bits).
-bool drop_capabilities() noexcept {
+// No capability survives exec, whatever the uid: the bounding, inheritable and ambient
+// sets are emptied (what an exec'd program's capabilities are drawn from, even for uid
+// 0), and where the kernel has securebits, uid 0 gains none at exec and none of this can
+// be undone. Best effort step by step: without CAP_SETPCAP there is nothing to drop.
+void drop_capabilities() noexcept {
   constexpr unsigned long kNoRoot = 1ul << 0, kNoRootLocked = 1ul << 1, kNoAmbientRaise = 1ul << 6,
                           kNoAmbientRaiseLocked = 1ul << 7;
+  ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2]{};
+  if (::syscall(SYS_capget, &header, data) == 0) {
+    data[0].inheritable = 0;
+    data[1].inheritable = 0;
+    ::syscall(SYS_capset, &header, data);
+  }
   for (int cap = 0; cap <= 63; ++cap) {
     if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno == EINVAL) break;  // past the last capability
   }
-  return ::prctl(PR_SET_SECUREBITS, kNoRoot | kNoRootLocked | kNoAmbientRaise | kNoAmbientRaiseLocked, 0, 0,
-                 0) == 0 ||
-         errno == EPERM;  // without CAP_SETPCAP there is nothing to drop
+  ::prctl(PR_SET_SECUREBITS, kNoRoot | kNoRootLocked | kNoAmbientRaise | kNoAmbientRaiseLocked, 0, 0, 0);
 }
 
 void apply_landlock(const JailPlan& plan, int error_fd) noexcept {
@@ -180,7 +189,8 @@ void change_ids(const JailPlan& plan, int error_fd) noexcept {
   if (!plan.change_ids) return;
   // The raw calls: libc's would signal every thread it believes the process has, and
   // after a bare clone() it still believes in the parent's.
-  if (plan.drop_groups && ::syscall(SYS_setgroups, 0, nullptr) != 0) report_and_exit(error_fd, ChildStep::set_ids);
+  if (plan.drop_groups && ::syscall(SYS_setgroups, 0, nullptr) != 0)
+    report_and_exit(error_fd, ChildStep::set_ids);
   if (::syscall(SYS_setresgid, plan.gid, plan.gid, plan.gid) != 0 ||
       ::syscall(SYS_setresuid, plan.uid, plan.uid, plan.uid) != 0)
     report_and_exit(error_fd, ChildStep::set_ids);
@@ -204,7 +214,7 @@ void enter_jail(const JailPlan& plan, int error_fd) noexcept {
   if (worker < 0) report_and_exit(error_fd, ChildStep::fork_worker);
   if (worker == 0) {
     ::close(plan.status_fd);
-    if (!drop_capabilities()) report_and_exit(error_fd, ChildStep::set_ids);
+    drop_capabilities();
     change_ids(plan, error_fd);
     return;
   }
@@ -216,7 +226,7 @@ void enter_jail(const JailPlan& plan, int error_fd) noexcept {
 }
 
 void restrict_self(const JailPlan& plan, int error_fd) noexcept {
-  if (!plan.keep_capabilities && !drop_capabilities()) report_and_exit(error_fd, ChildStep::set_ids);
+  if (!plan.keep_capabilities) drop_capabilities();
   apply_landlock(plan, error_fd);
   apply_seccomp(plan, error_fd);
 }
