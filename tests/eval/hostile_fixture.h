@@ -132,17 +132,18 @@ inline std::string worker_stderr(const std::filesystem::path& work_dir) {
   return out;
 }
 
-// The pids of the processes called `name`, killed on the way so that a failed test
-// leaves nothing behind.
-inline std::vector<pid_t> kill_processes_named(const std::string& name) {
+// The pids of the processes an attack left: called `name` (the daemon), or `sleep
+// <token>` (the fork bomb's). Killed on the way, so that a failed test leaves nothing.
+inline std::vector<pid_t> kill_leftovers(const std::string& name, const std::string& token) {
   std::vector<pid_t> found;
+  const std::string bomb = std::string("sleep") + '\0' + token + '\0';
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
     const pid_t pid = static_cast<pid_t>(std::atoi(entry.path().filename().c_str()));
     if (pid <= 0) continue;
     std::string comm = read_file(entry.path() / "comm");
     if (!comm.empty() && comm.back() == '\n') comm.pop_back();
-    if (comm == name) {
+    if (comm == name || read_file(entry.path() / "cmdline") == bomb) {
       found.push_back(pid);
       ::kill(pid, SIGKILL);
     }
@@ -237,7 +238,7 @@ class HostileSuite : public EndToEndSuite {
     // SIGKILL delivery and the reaping of a namespace's last processes are asynchronous.
     std::vector<pid_t> left;
     for (int i = 0; i < 50; ++i) {
-      left = kill_processes_named(bait_->process_name);
+      left = kill_leftovers(bait_->process_name, bait_->token);
       if (left.empty()) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -348,14 +349,15 @@ class HostileSuite : public EndToEndSuite {
     const std::filesystem::path solution = bait_->root / "kill_parent.json";
     std::ofstream(solution) << write_solution(hostile_solution(*bait_, "kill_parent", language()));
     ProcessSpec spec;
-    spec.argv = {KHARNESS_EXECUTABLE, "eval",
-                 "--definition",      "rmsnorm_h128",
-                 "--solution",        solution.string(),
-                 "--backend",         language() == "cuda" ? "cuda" : "cpu",
-                 "--workload",        ops_->workloads("rmsnorm_h128", false).at(0).uuid,
-                 "--trials",          "1",
-                 "--no-timing",       "--json",
-                 "--operators",       std::string(KHARNESS_SOURCE_DIR) + "/operators"};
+    const std::string workload = ops_->workloads("rmsnorm_h128", false).at(0).uuid;
+    const std::string backend = language() == "cuda" ? "cuda" : "cpu";
+    spec.argv = {KHARNESS_EXECUTABLE, "eval",       "--definition",
+                 "rmsnorm_h128",      "--solution", solution.string()};
+    for (const std::string& arg :
+         {std::string("--backend"), backend, std::string("--workload"), workload, std::string("--trials"),
+          std::string("1"), std::string("--no-timing"), std::string("--json"), std::string("--operators"),
+          std::string(KHARNESS_SOURCE_DIR) + "/operators"})
+      spec.argv.push_back(arg);
     spec.env = {{"KHARNESS_CACHE_DIR", (bait_->root / "cache").string()}};
     RunOptions run_options;
     run_options.timeout = std::chrono::minutes(5);
@@ -366,7 +368,7 @@ class HostileSuite : public EndToEndSuite {
         << run.err;
     EXPECT_NE(run.out.find("INCORRECT_NUMERICAL"), std::string::npos) << run.out;
     EXPECT_NE(run.err.find("sandbox best: namespaces"), std::string::npos) << run.err;
-    EXPECT_EQ(kill_processes_named(bait_->process_name).size(), 0u);
+    EXPECT_EQ(kill_leftovers(bait_->process_name, bait_->token).size(), 0u);
   }
 
   static inline HostileBait* bait_ = nullptr;

@@ -12,6 +12,7 @@ namespace {
 
 constexpr std::array<std::string_view, 5> kNames = {"PATH", "LD_LIBRARY_PATH", "LANG", "LANGUAGE", "TZ"};
 constexpr std::array<std::string_view, 6> kPrefixes = {"LC_", "CUDA_", "NVIDIA_", "OMP_", "GOMP_", "KMP_"};
+constexpr std::array<std::string_view, 5> kProfilerPrefixes = {"NV", "CUDA", "NSYS", "NSIGHT", "LD_"};
 constexpr std::array<std::string_view, 7> kSecretWords = {"KEY",        "TOKEN", "SECRET", "PASSWORD",
                                                           "CREDENTIAL", "AUTH",  "PASSWD"};
 
@@ -22,6 +23,12 @@ std::string upper(std::string_view s) {
 }
 
 std::string_view name_of(std::string_view entry) { return entry.substr(0, entry.find('=')); }
+
+// A profiler's injection is configured through these (some with TOKEN in their names).
+bool profiler_variable(std::string_view name) {
+  return std::any_of(kProfilerPrefixes.begin(), kProfilerPrefixes.end(),
+                     [&](std::string_view p) { return name.rfind(p, 0) == 0; });
+}
 
 }  // namespace
 
@@ -48,7 +55,8 @@ std::vector<std::string> jail_environment(const std::vector<std::string>& extra_
   std::vector<std::string> out;
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     const std::string_view name = name_of(*entry);
-    const bool pass = inherit_all ? !looks_like_secret(name) : allowed_in_jail(name, extra_names);
+    const bool pass = inherit_all ? profiler_variable(name) || !looks_like_secret(name)
+                                  : allowed_in_jail(name, extra_names);
     if (pass && !overridden(name)) out.emplace_back(*entry);
   }
   for (const auto& [name, value] : set) out.push_back(std::string(name).append("=").append(value));

@@ -16,7 +16,8 @@ namespace kh {
 [[nodiscard]] bool allowed_in_jail(std::string_view name, const std::vector<std::string>& extra_names);
 
 // Whether a variable's name looks like a secret; under a profiler, where the
-// environment is otherwise inherited (the profiler's injection lives there), these go.
+// environment is otherwise inherited (the profiler's injection lives there), these go,
+// except the profiler's own (NV*, CUDA*, NSYS*, NSIGHT*, LD_*).
 [[nodiscard]] bool looks_like_secret(std::string_view name);
 
 // NAME=value entries: the allowed variables of this process's environment (all but the
