@@ -52,8 +52,9 @@ struct Item {
 class RootBuilder {
  public:
   // A host file or folder at the same path. A final symlink becomes a link to the same
-  // text, with its target added as well; a path on the same device as a folder already
-  // bound is visible through it and needs nothing.
+  // text, with its target added as well; a path reached through symlinked folders is
+  // bound both where they lead and where the program names it (a build folder that is a
+  // link to another checkout); a path a bound folder shows needs nothing of its own.
   void add_host_path(const fs::path& requested, bool read_only) {
     std::error_code ec;
     const fs::path p = fs::absolute(requested, ec).lexically_normal();
@@ -70,7 +71,10 @@ class RootBuilder {
     if (ec || special(real)) return;
     struct stat info {};
     if (::stat(real.c_str(), &info) != 0) return;
-    binds_.push_back({real, read_only, S_ISREG(info.st_mode) || S_ISCHR(info.st_mode)});
+    const bool is_file = S_ISREG(info.st_mode) || S_ISCHR(info.st_mode);
+    binds_.push_back({real, real, read_only, is_file});
+    if (real != p && !S_ISLNK(link_info.st_mode) && !behind_recreated_link(p))
+      binds_.push_back({real, p, read_only, is_file});
   }
 
   void add(Item item) { items_[item.target.string()] = std::move(item); }
@@ -78,26 +82,29 @@ class RootBuilder {
   // Binds that a broader one already shows (folders are bound with what is mounted
   // beneath them) are dropped, unless they are to be writable under a read-only one.
   void resolve_binds() {
-    std::sort(binds_.begin(), binds_.end(), [](const Bind& a, const Bind& b) { return a.path < b.path; });
+    std::sort(binds_.begin(), binds_.end(), [](const Bind& a, const Bind& b) { return a.target < b.target; });
     std::vector<Bind> kept;
     for (const Bind& b : binds_) {
       const bool shown = std::any_of(kept.begin(), kept.end(), [&](const Bind& k) {
-        return !k.is_file && under(b.path, k.path) && (k.read_only == b.read_only || !k.read_only);
+        return !k.is_file && under(b.target, k.target) && (k.read_only == b.read_only || !k.read_only);
       });
       if (!shown) kept.push_back(b);
     }
     for (const Bind& b : kept) {
-      items_[b.path.string()] = Item{MountStep::Kind::bind, b.path, b.path.string(), b.read_only, b.is_file};
-      if (!b.is_file && b.read_only) remount_beneath(b.path);
+      items_[b.target.string()] =
+          Item{MountStep::Kind::bind, b.target, b.source.string(), b.read_only, b.is_file};
+      if (!b.is_file && b.read_only) remount_beneath(b.source, b.target);
     }
   }
 
-  // The mounts beneath a read-only folder bind, each made read-only where the kernel
-  // cannot do it recursively.
-  void remount_beneath(const fs::path& dir) {
-    for (const fs::path& m : mount_points_beneath(mounts_, dir))
-      if (items_.count(m.string()) == 0)
-        items_[m.string()] = Item{MountStep::Kind::remount_submount, m, "", true, false};
+  // The mounts beneath a read-only folder bind (of `source` at `target`), each made
+  // read-only where the kernel cannot do it recursively.
+  void remount_beneath(const fs::path& source, const fs::path& target) {
+    for (const fs::path& m : mount_points_beneath(mounts_, source)) {
+      const fs::path at = target / m.lexically_relative(source);
+      if (items_.count(at.string()) == 0)
+        items_[at.string()] = Item{MountStep::Kind::remount_submount, at, "", true, false};
+    }
   }
 
   [[nodiscard]] std::vector<MountStep> steps() const {
@@ -115,14 +122,25 @@ class RootBuilder {
 
  private:
   struct Bind {
-    fs::path path;
+    fs::path source;  // on the host
+    fs::path target;  // in the jail
     bool read_only;
     bool is_file;
   };
 
+  // Whether the jail recreates a symlink on the way to `p` (/lib -> usr/lib), so that `p`
+  // resolves there as it does on the host.
+  [[nodiscard]] bool behind_recreated_link(const fs::path& p) const {
+    for (fs::path a = p.parent_path(); a != a.parent_path(); a = a.parent_path()) {
+      const auto it = items_.find(a.string());
+      if (it != items_.end() && it->second.kind == MountStep::Kind::symlink) return true;
+    }
+    return false;
+  }
+
   [[nodiscard]] bool covered(const fs::path& p) const {
     return std::any_of(binds_.begin(), binds_.end(),
-                       [&](const Bind& b) { return !b.is_file && under(p, b.path); });
+                       [&](const Bind& b) { return !b.is_file && under(p, b.target); });
   }
 
   static std::string in_new_root(const fs::path& p) { return "/newroot" + p.string(); }
@@ -189,7 +207,7 @@ std::vector<MountStep> root_steps(const JailSpec& spec, uid_t uid, gid_t gid) {
 
   root.add({MountStep::Kind::proc, "/proc", "", false, false});
   root.add({MountStep::Kind::bind, "/sys", "/sys", true, false});
-  root.remount_beneath("/sys");
+  root.remount_beneath("/sys", "/sys");
   root.add({MountStep::Kind::tmpfs, "/dev", "mode=0755,size=1m", false, false});
   for (const char* device : kDeviceFiles) root.add({MountStep::Kind::bind, device, device, false, true});
   if (spec.gpu) {

@@ -22,10 +22,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
-#define KH_REQUIRE_NAMESPACES()                                                                        \
-  do {                                                                                                 \
-    if (!machine_support().namespaces)                                                                 \
-      GTEST_SKIP() << "this machine refuses the jail's namespaces: " << machine_support().notes.at(0); \
+#define KH_REQUIRE_NAMESPACES()                                                                         \
+  do {                                                                                                  \
+    if (!machine_support().namespaces)                                                                  \
+      GTEST_SKIP() << "this machine refuses the jail's namespaces: " << machine_support().notes.back(); \
   } while (0)
 
 std::string token() {
