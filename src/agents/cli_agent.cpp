@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "agents/answer_validation.h"
-#include "agents/detail/command_process.h"
 #include "agents/redaction.h"
 #include "agents/workspace.h"
+#include "base/process_runner.h"
 #include "error/error.h"
 
 namespace kh::agents {
@@ -59,9 +59,16 @@ Proposal CliAgent::propose(const ProposalContext& context) {
   const ComposedSkills skills = prepare_workspace(context, config_.workspace);
   const auto limit =
       config_.timeout.count() > 0 ? std::min(config_.timeout, context.timeout) : context.timeout;
-  const detail::CommandRun run = detail::run_command(
-      config_.command, context.workspace, std::chrono::duration_cast<std::chrono::milliseconds>(limit),
-      config_.capture_bytes);
+  ProcessSpec spec;
+  spec.argv = {"/bin/sh", "-c", config_.command};
+  spec.cwd = context.workspace;
+  spec.role = "agent command";
+  RunOptions options;
+  options.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(limit);
+  options.merge_output = false;
+  options.capture_bytes = config_.capture_bytes;
+  options.keep_tail = true;
+  const ProcessRun run = run_process(std::move(spec), options);
   const std::vector<std::string> secrets = secret_values(config_.secret_env);
   Proposal p;
   p.seconds = run.seconds;

@@ -1,9 +1,29 @@
 #include "build/toolchain.h"
 
-#include "build/detail/child_process.h"
+#include "base/process_runner.h"
 #include "error/error.h"
 
 namespace kh {
+
+namespace {
+
+// A compiler reads candidate sources, which can name any file (#include "/home/...")
+// and so leak it into the build log: it runs in the jail, minus the GPU, seeing its
+// own installation, the headers and the build folder, writing only there.
+JailSpec compile_jail(const CompileJob& job, const std::filesystem::path& compiler) {
+  JailSpec jail;
+  // The installation around bin/ (nvcc's nvvm, include and lib folders beside it).
+  jail.read_only.push_back(compiler.parent_path().parent_path());
+  for (const auto& dir : job.include_dirs)
+    if (dir.is_absolute()) jail.read_only.push_back(dir);
+  const std::filesystem::path work = std::filesystem::absolute(job.work_dir);
+  jail.scratch = work;
+  const std::filesystem::path output_dir = (work / job.output).lexically_normal().parent_path();
+  if (output_dir != work) jail.writable.push_back(output_dir);
+  return jail;
+}
+
+}  // namespace
 
 bool Toolchain::available() const {
   try {
@@ -30,12 +50,19 @@ std::vector<std::string> Toolchain::command(const CompileJob& job) const {
 CompileOutcome Toolchain::compile_shared(const CompileJob& job) const {
   CompileOutcome out;
   out.command = command(job);
-  const detail::ProcessOutcome run = detail::run_process(out.command, job.work_dir, job.timeout);
-  out.log = run.output;
+  ProcessSpec spec;
+  spec.argv = out.command;
+  spec.cwd = job.work_dir;
+  spec.role = "compiler";
+  spec.jail = compile_jail(job, out.command.front());
+  RunOptions options;
+  options.timeout = job.timeout;
+  const ProcessRun run = run_process(std::move(spec), options);
+  out.log = run.out;
   out.seconds = run.seconds;
   if (run.timed_out) {
     out.status = BuildResult::Status::timeout;
-  } else if (run.exit_code == 0 && std::filesystem::exists(job.work_dir / job.output)) {
+  } else if (run.exit_code() == 0 && std::filesystem::exists(job.work_dir / job.output)) {
     out.status = BuildResult::Status::ok;
   } else {
     out.status = BuildResult::Status::compile_error;

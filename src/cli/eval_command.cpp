@@ -18,6 +18,7 @@
 #include "cli/backend_choice.h"
 #include "cli/eval_table.h"
 #include "cli/invocation.h"
+#include "cli/sandbox_option.h"
 #include "cli/workload_source.h"
 #include "device/backend.h"
 #include "error/error.h"
@@ -58,6 +59,7 @@ struct EvalArgs {
   std::string archive;  // record the run there
   archive::Lineage lineage;
   std::string prompt_file, response_file;
+  std::string sandbox = "best";
 };
 
 // A workload by its uuid or a unique prefix of it (the tables print 8 characters).
@@ -155,6 +157,7 @@ nlohmann::ordered_json record_run(archive::Archive& store, const EvalArgs& a, co
 }
 
 int run_eval(const EvalArgs& a) {
+  apply_sandbox_option(a.sandbox, "eval");
   const OperatorLibrary ops = operator_library(a.operators);
   const std::string backend = pick_backend(a.backend);
   LoadedInputs in = load_inputs(a, ops);
@@ -270,6 +273,7 @@ void register_eval(CLI::App& app, int& exit_code) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--response", args->response_file, "Lineage: file holding the agent's response (archived)")
       ->check(CLI::ExistingFile);
+  add_sandbox_option(cmd, args->sandbox);
   cmd->callback([args, &exit_code] {
     if (args->solution.empty() && !args->baseline) {
       fmt::print(stderr, "error: eval needs --solution FILE or --baseline\n");

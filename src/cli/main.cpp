@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <exception>
 
-#include "build/detail/child_groups.h"
+#include "base/process_group_registry.h"
 #include "cli/archive_command.h"
 #include "cli/eval_command.h"
 #include "cli/invocation.h"
@@ -17,9 +17,9 @@
 #include "cli/validate_command.h"
 
 int main(int argc, char** argv) {
-  // Compilers and ncu sessions lead process groups of their own: stopped by a signal,
-  // kharness stops them too.
-  kh::detail::kill_child_groups_on_termination();
+  // Compilers, ncu sessions, workers and agents' commands lead process groups of their
+  // own: stopped by a signal, kharness stops them too.
+  kh::kill_child_groups_on_termination();
   CLI::App app{"kharness: evaluate and optimise GPU kernels"};
   app.require_subcommand(1);
   int exit_code = 0;

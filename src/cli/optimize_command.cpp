@@ -14,6 +14,7 @@
 #include "archive/set_files.h"
 #include "cli/backend_choice.h"
 #include "cli/invocation.h"
+#include "cli/sandbox_option.h"
 #include "cli/workload_source.h"
 #include "control/loop_state.h"
 #include "control/optimize_loop.h"
@@ -37,6 +38,7 @@ struct OptimizeArgs {
   int repeats = 2;
   double min_noise = 0.02;
   bool small = false, ask = false, json = false, no_reference_timing = false;
+  std::string sandbox = "best";
 };
 
 // The timing of every sweep. --small: light settings for CI and a first look.
@@ -140,6 +142,7 @@ void print_summary(const control::LoopSummary& s) {
 }
 
 int run_optimize_command(const OptimizeArgs& a) {
+  apply_sandbox_option(a.sandbox, "optimize");
   const OperatorLibrary ops = operator_library(a.operators);
   const std::string backend = pick_backend(a.backend);
   const LoadedInputs in = load_definition_workloads(a.trace_set, a.definition, ops, a.small);
@@ -231,6 +234,7 @@ void register_optimize(CLI::App& app, int& exit_code) {
   cmd->add_flag("--small", a->small, "The operator's small CI workloads and light timing");
   cmd->add_flag("--ask", a->ask, "On a stall or plateau, ask on stdin for a directive");
   cmd->add_flag("--json", a->json, "Print the summary as JSON");
+  add_sandbox_option(cmd, a->sandbox);
   cmd->callback([a, &exit_code] {
     try {
       exit_code = run_optimize_command(*a);

@@ -13,6 +13,7 @@
 #include "archive/utc_time.h"
 #include "cli/backend_choice.h"
 #include "cli/profile_archive.h"
+#include "cli/sandbox_option.h"
 #include "cli/workload_source.h"
 #include "error/error.h"
 #include "profile/profile_session.h"
@@ -36,6 +37,7 @@ struct ProfileArgs {
   bool small = false;
   bool json = false;
   bool no_ncu = false;
+  std::string sandbox = "best";
 };
 
 ProfileRequest make_request(const ProfileArgs& a, const std::string& backend) {
@@ -76,6 +78,7 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
 }
 
 int run(const ProfileArgs& a) {
+  apply_sandbox_option(a.sandbox, "profile");
   const std::string backend = pick_backend(a.backend);
   // Opened before the profile, so that a bad archive folder fails in a second, not after.
   std::optional<archive::Archive> store;
@@ -143,6 +146,7 @@ void register_profile(CLI::App& app, int& exit_code) {
                   "Archive folder: record the representatives' run and the evidence (report, ncu pages) "
                   "with the candidate");
   cmd->add_flag("--json", args->json, "Print the report as JSON");
+  add_sandbox_option(cmd, args->sandbox);
   cmd->callback([args, &exit_code] {
     if (args->solution.empty() && !args->baseline) {
       fmt::print(stderr, "error: profile needs --solution FILE or --baseline\n");

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <set>
+#include <variant>
+
 #include "build/build_cache.h"
 #include "build/include_dir.h"
 #include "build/toolchain.h"
@@ -19,8 +22,26 @@ namespace kh {
 
 namespace {
 
-WorkerConfig worker_config(const EvalOptions& o, const std::filesystem::path& work_dir, const char* who) {
+// The folders of the safetensors files the workloads read: shown read-only in the
+// workers' jails (nothing else of the trace set is).
+std::vector<std::filesystem::path> input_folders(const EvaluationTarget& t) {
+  std::set<std::filesystem::path> dirs;
+  for (const Workload& w : t.workloads) {
+    for (const auto& [name, input] : w.inputs) {
+      if (const auto* file = std::get_if<SafetensorsInput>(&input.source)) {
+        std::error_code ec;
+        const std::filesystem::path path = std::filesystem::absolute(t.root / file->path, ec);
+        if (!ec && std::filesystem::exists(path, ec)) dirs.insert(path.parent_path());
+      }
+    }
+  }
+  return {dirs.begin(), dirs.end()};
+}
+
+WorkerConfig worker_config(const EvalOptions& o, const std::filesystem::path& work_dir, const char* who,
+                           const EvaluationTarget& target) {
   WorkerConfig c;
+  c.inputs = input_folders(target);
   c.executable = o.worker_executable.empty() ? self_executable() : o.worker_executable;
   c.backend = o.backend;
   c.work_dir = work_dir / who;
@@ -95,9 +116,10 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
   const ScratchDir scratch(options.work_dir);
   const std::filesystem::path& work_dir = scratch.path();
   // The reference worker starts first: its device report picks the nvcc arch.
-  const WorkerConfig reference_config = worker_config(options, work_dir, "reference");
+  const WorkerConfig reference_config = worker_config(options, work_dir, "reference", target);
   MeasurementClient reference(reference_config);
   result.device = reference.device();
+  result.sandbox = reference.isolation().to_json();
   const BuildSettings settings =
       evaluation_build_settings(options, result.device.value("compute_capability", 0));
   const BuildCache cache = evaluation_build_cache(options);
@@ -134,7 +156,8 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
     }
     return result;
   }
-  MeasurementClient candidate(worker_config(options, work_dir, "candidate"));
+  MeasurementClient candidate(worker_config(options, work_dir, "candidate", target));
+  result.sandbox = candidate.isolation().to_json();
   try {
     candidate.load(
         result.candidate_build.library.string(),

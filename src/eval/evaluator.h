@@ -36,6 +36,7 @@ struct SolutionEvaluation {
   std::vector<WorkloadResult> workloads;
   std::optional<DevicePeaks> peaks;  // measured (or cached) when the target has a speed-of-light model
   std::string peaks_note;            // why there are no peaks, when there are none
+  nlohmann::ordered_json sandbox;    // the isolation the candidate's worker got (Isolation::to_json)
 
   [[nodiscard]] bool all_passed() const;
 };

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "base/jail/sandbox_mode.h"
 #include "error/error.h"
 #include "eval/device_peaks_json.h"
 #include "eval/input_generator.h"
@@ -15,6 +16,23 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The read-only folder beside the worker's scratch where the libraries it loads are
+// copied: the worker sees that folder, not the build cache.
+std::filesystem::path library_dir(const WorkerConfig& c) {
+  std::filesystem::path dir = std::filesystem::absolute(c.work_dir).lexically_normal();
+  return dir.parent_path() / (dir.filename().string() + ".lib");
+}
+
+JailSpec worker_jail(const WorkerConfig& c) {
+  JailSpec jail;
+  jail.read_only = {c.executable, library_dir(c)};
+  jail.read_only.insert(jail.read_only.end(), c.inputs.begin(), c.inputs.end());
+  jail.gpu = c.backend == "cuda";
+  // Private, in memory, bounded: a candidate that fills it fills nothing of the host.
+  jail.scratch_bytes = std::uint64_t{512} << 20;
+  return jail;
+}
+
 SpawnOptions spawn_options(const WorkerConfig& c) {
   SpawnOptions o;
   o.argv = {c.executable.string(), "__worker", "--backend", c.backend};
@@ -22,7 +40,12 @@ SpawnOptions spawn_options(const WorkerConfig& c) {
   o.limits.open_files = 1024;
   o.limits.file_size_bytes = std::uint64_t{1} << 30;  // logs and scratch files
   o.limits.core_dumps = false;
-  o.limits.processes = 4096;  // fork bombs; the kernel does not enforce this for root
+  // Fork bombs (threads count too). In a jail it counts the jail's processes only (its
+  // user namespace's) and binds root's workers too, which run as an unprivileged user
+  // there (docs/worker.md); unjailed it counts every process of the user, and the kernel
+  // ignores it for root.
+  const bool jailed = c.jailed && sandbox_mode() != SandboxMode::off;
+  o.limits.processes = jailed ? 1024 : 4096;
   if (c.backend == "cpu") {
     // CUDA reserves far more address space than it uses, so only CPU workers get a cap.
     o.limits.address_space_bytes = std::uint64_t{16} << 30;
@@ -30,6 +53,10 @@ SpawnOptions spawn_options(const WorkerConfig& c) {
   // OpenMP pools in CPU candidates sleep instead of spinning once a region ends, so
   // the lingering-work probe sees only real work.
   o.env_add = {{"OMP_WAIT_POLICY", "passive"}};
+  if (jailed) {
+    std::filesystem::create_directories(library_dir(c));
+    o.jail = worker_jail(c);
+  }
   return o;
 }
 
@@ -50,11 +77,46 @@ nlohmann::ordered_json workload_fields(const Definition& d, const Workload& w,
 
 MeasurementClient::MeasurementClient(WorkerConfig config)
     : config_(std::move(config)), session_(spawn_options(config_)) {
+  try {
+    start();
+  } catch (const Error& e) {
+    if (!start_outside_namespaces(e)) throw;
+  }
+}
+
+bool MeasurementClient::start_outside_namespaces(const Error& why) {
+  if (sandbox_mode() != SandboxMode::best ||
+      session_.process().isolation().level != IsolationLevel::namespaces)
+    return false;
+  SpawnOptions options = spawn_options(config_);
+  options.jail->allow_namespaces = false;
+  session_ = WorkerSession(std::move(options));
+  jail_note_ = std::string("the worker did not start inside the full jail, so it runs without namespaces: ") +
+               why.what();
+  fmt::print(stderr, "note: {}\n", jail_note_);
   start();
+  return true;
+}
+
+Isolation MeasurementClient::isolation() {
+  Isolation iso = session_.process().isolation();
+  if (!jail_note_.empty()) iso.notes.push_back(jail_note_);
+  return iso;
 }
 
 void MeasurementClient::load(std::string library, std::string signature) {
   library_ = std::move(library);
+  if (config_.jailed && sandbox_mode() != SandboxMode::off) {
+    // Named by its cache entry, so that two libraries never share a name.
+    const std::filesystem::path source(library_);
+    const std::filesystem::path copy =
+        library_dir(config_) / (source.parent_path().filename().string() + "-" + source.filename().string());
+    std::error_code ec;
+    std::filesystem::copy_file(source, copy, std::filesystem::copy_options::overwrite_existing, ec);
+    if (ec)
+      throw Error(Location{library_, 0, ""}, "cannot copy the built library for the worker: " + ec.message());
+    library_ = copy.string();
+  }
   signature_ = std::move(signature);
   start();
 }

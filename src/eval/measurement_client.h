@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "device/device_peaks.h"
+#include "error/error.h"
 #include "eval/thread_activity_probe.h"
 #include "eval/timed_loop.h"
 #include "trace/definition.h"
@@ -29,6 +30,10 @@ struct WorkerConfig {
   std::chrono::milliseconds timeout{std::chrono::seconds(60)};  // per request
   // Candidates' calls are followed by the lingering-work probe; the reference's need not be.
   bool candidate = true;
+  // Files the worker reads besides the library (safetensors inputs): shown read-only in
+  // its jail. The worker runs jailed (docs/worker.md) unless `jailed` is false.
+  std::vector<std::filesystem::path> inputs;
+  bool jailed = true;
 };
 
 // Why a request produced no usable answer.
@@ -78,6 +83,8 @@ class MeasurementClient {
 
   [[nodiscard]] const nlohmann::ordered_json& device() const noexcept { return device_; }
   [[nodiscard]] std::size_t restarts() const noexcept { return session_.restarts(); }
+  // What the worker's jail achieved (its latest start).
+  [[nodiscard]] Isolation isolation();
 
   // Measures the device's peaks (seconds of work; cache them: device_peaks_json.h).
   // Throws kh::Error when the worker fails.
@@ -103,13 +110,17 @@ class MeasurementClient {
                                                    Message& reply);
   void start();
   void recover();
+  // Best mode: a worker that does not start inside the full jail (a GPU stack that needs
+  // more than the jail shows) is started again without namespaces, and the trace says why.
+  [[nodiscard]] bool start_outside_namespaces(const Error& why);
 
   WorkerConfig config_;
-  std::string library_;
+  std::string library_;  // as the worker sees it: a read-only copy beside its scratch
   std::string signature_;
   WorkerSession session_;
   nlohmann::ordered_json device_;
-  std::string broken_;  // why the last restart failed; empty while healthy
+  std::string broken_;     // why the last restart failed; empty while healthy
+  std::string jail_note_;  // why the worker left the full jail, if it did
 };
 
 }  // namespace kh

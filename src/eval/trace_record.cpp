@@ -111,6 +111,10 @@ Trace make_trace(const EvaluationTarget& target, const SolutionEvaluation& evalu
   }
   ev.log += w.log;
   ev.timestamp = utc_timestamp();
+  // The isolation the candidate ran under, after upstream's fields.
+  if (!evaluation.sandbox.is_null())
+    ev.environment.raw = {
+        {"hardware", ""}, {"libs", ordered_json::object()}, {"sandbox", evaluation.sandbox}};
   ev.environment.hardware = evaluation.device.value("name", std::string("unknown"));
   ev.environment.libs.add("driver", evaluation.device.value("driver", std::string()));
   ev.environment.libs.add("cuda_runtime", evaluation.device.value("runtime", std::string()));

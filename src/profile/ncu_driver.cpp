@@ -5,7 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "build/detail/child_process.h"
+#include "base/jail/sandbox_mode.h"
+#include "base/process_runner.h"
 #include "build/detail/compiler_lookup.h"
 #include "error/error.h"
 #include "eval/profiler_ranges.h"
@@ -18,32 +19,15 @@ std::optional<std::filesystem::path> find_ncu() {
 }
 
 std::vector<std::string> ncu_command(const std::filesystem::path& ncu, const NcuRequest& r) {
-  std::vector<std::string> argv{ncu.string(),
-                                "--clock-control",
-                                "none",
-                                "--target-processes",
-                                "all",
-                                "--nvtx",
-                                "--nvtx-include",
-                                call_range_name(true, 2) + "/",
-                                "--metrics",
-                                fmt::format("{}", fmt::join(ncu_metric_names(), ",")),
-                                "--csv",
-                                "--page",
-                                "raw",
-                                "--log-file",
-                                (r.work_dir / "ncu.csv").string(),
-                                r.kharness.string(),
-                                "eval",
-                                "--definition",
-                                r.definition,
-                                "--solution",
-                                r.solution.string(),
-                                "--backend",
-                                "cuda",
-                                "--trials",
-                                "2",
-                                "--no-timing"};
+  std::vector<std::string> argv{ncu.string(), "--clock-control", "none", "--target-processes", "all",
+                                "--nvtx", "--nvtx-include", call_range_name(true, 2) + "/", "--metrics",
+                                fmt::format("{}", fmt::join(ncu_metric_names(), ",")), "--csv", "--page",
+                                "raw", "--log-file", (r.work_dir / "ncu.csv").string(), r.kharness.string(),
+                                "eval", "--definition", r.definition, "--solution", r.solution.string(),
+                                "--backend", "cuda", "--trials", "2", "--no-timing",
+                                // The workers under ncu keep kharness's user (the GPU's
+                                // counters need it) and talk to ncu: see SandboxMode.
+                                "--sandbox", sandbox_mode() == SandboxMode::off ? "off" : "profiled"};
   for (const std::string& uuid : r.workloads) {
     argv.push_back("--workload");
     argv.push_back(uuid);
@@ -68,15 +52,21 @@ NcuRun run_ncu(const NcuRequest& r) {
   // by the user, still shows how far it got (which workers ncu connected to, which
   // workloads the eval under it finished).
   std::ofstream log(r.work_dir / "ncu.log");
-  const detail::ProcessOutcome p =
-      detail::run_process(run.command, r.work_dir, r.timeout, [&log](std::string_view chunk) {
-        log.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-        log.flush();
-      });
+  ProcessSpec spec;
+  spec.argv = run.command;
+  spec.cwd = r.work_dir;
+  spec.role = "ncu";
+  RunOptions options;
+  options.timeout = r.timeout;
+  options.on_output = [&log](std::string_view chunk) {
+    log.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    log.flush();
+  };
+  const ProcessRun p = run_process(std::move(spec), options);
   run.seconds = p.seconds;
   std::ifstream csv(r.work_dir / "ncu.csv");
   if (!csv) {
-    run.note = fmt::format("ncu wrote no CSV (exit {}{}): see {}", p.exit_code,
+    run.note = fmt::format("ncu wrote no CSV (exit {}{}): see {}", p.exit_code(),
                            p.timed_out ? ", timed out" : "", (r.work_dir / "ncu.log").string());
     return run;
   }
@@ -89,8 +79,9 @@ NcuRun run_ncu(const NcuRequest& r) {
     return run;
   }
   if (run.kernels.empty()) {
-    run.note = fmt::format("ncu profiled no launch in range {} (exit {}{}): see {}", call_range_name(true, 2),
-                           p.exit_code, p.timed_out ? ", timed out" : "", (r.work_dir / "ncu.log").string());
+    run.note =
+        fmt::format("ncu profiled no launch in range {} (exit {}{}): see {}", call_range_name(true, 2),
+                    p.exit_code(), p.timed_out ? ", timed out" : "", (r.work_dir / "ncu.log").string());
   }
   return run;
 }

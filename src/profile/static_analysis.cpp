@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "build/detail/child_process.h"
+#include "base/process_runner.h"
 #include "build/detail/compiler_lookup.h"
 #include "error/error.h"
 
@@ -106,13 +106,18 @@ StaticReport analyse_binary(const std::filesystem::path& library, std::string_vi
         (r.note.empty() ? "" : "; ") +
         std::string("cuobjdump not found (set KHARNESS_CUOBJDUMP or run scripts/setup.sh): no SASS scan");
   } else {
-    const detail::ProcessOutcome p = detail::run_process({cuobjdump->string(), "-sass", library.string()},
-                                                         library.parent_path(), std::chrono::seconds(60));
-    if (p.exit_code != 0) {
+    ProcessSpec spec;
+    spec.argv = {cuobjdump->string(), "-sass", library.string()};
+    spec.cwd = library.parent_path();
+    spec.role = "cuobjdump";
+    RunOptions options;
+    options.timeout = std::chrono::seconds(60);
+    const ProcessRun p = run_process(std::move(spec), options);
+    if (p.exit_code() != 0) {
       r.note += (r.note.empty() ? "" : "; ") +
-                fmt::format("cuobjdump -sass failed ({}): {}", p.exit_code, p.output.substr(0, 300));
+                fmt::format("cuobjdump -sass failed ({}): {}", p.exit_code(), p.out.substr(0, 300));
     } else {
-      r.sass = parse_sass(p.output);
+      r.sass = parse_sass(p.out);
     }
   }
   r.warnings = static_warnings(r.resources, r.sass, context);

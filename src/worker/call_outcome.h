@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "worker/exit_status.h"
+#include "base/exit_status.h"
 #include "worker/message.h"
 
 namespace kh {

@@ -9,10 +9,10 @@
 #include <string>
 #include <utility>
 
+#include "base/os_error.h"
 #include "error/error.h"
 #include "worker/detail/frame_header.h"
 #include "worker/detail/frame_reader.h"
-#include "worker/detail/os_error.h"
 
 namespace kh {
 namespace {
@@ -74,7 +74,7 @@ bool Channel::wait_ready(short events, Clock::time_point deadline) const {
       if (timeout == 0 || Clock::now() >= deadline) return false;
       continue;
     }
-    if (errno != EINTR) throw detail::os_error("poll");
+    if (errno != EINTR) throw os_error("poll");
   }
 }
 
@@ -119,7 +119,7 @@ bool Channel::send(const Message& message, Clock::time_point deadline) {
       peer_closed_ = true;
       fail(options_.peer_name + " closed the channel");
     }
-    fail(detail::os_error("sendmsg").what());
+    fail(os_error("sendmsg").what());
   }
   return true;
 }
@@ -152,7 +152,7 @@ std::optional<Message> Channel::receive(Clock::time_point deadline) {
       peer_closed_ = true;
       fail(options_.peer_name + " closed the channel");
     }
-    fail(detail::os_error("recv").what());
+    fail(os_error("recv").what());
   }
 }
 

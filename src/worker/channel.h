@@ -11,8 +11,8 @@
 #include <optional>
 #include <string>
 
+#include "base/unique_fd.h"
 #include "worker/message.h"
-#include "worker/unique_fd.h"
 
 namespace kh {
 

@@ -1,7 +1,7 @@
 // A connected AF_UNIX stream socket pair, both ends close-on-exec.
 #pragma once
 
-#include "worker/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace kh {
 

@@ -8,8 +8,8 @@
 #include <exception>
 #include <string_view>
 
+#include "base/os_error.h"
 #include "error/error.h"
-#include "worker/detail/os_error.h"
 
 namespace kh {
 namespace {
@@ -30,11 +30,11 @@ int channel_fd_from_environment() {
 Channel open_inherited_channel(ChannelOptions options) {
   int fd = channel_fd_from_environment();
   struct stat info {};
-  if (::fstat(fd, &info) != 0) throw detail::os_error("fstat(KHARNESS_CHANNEL_FD)");
+  if (::fstat(fd, &info) != 0) throw os_error("fstat(KHARNESS_CHANNEL_FD)");
   if (!S_ISSOCK(info.st_mode)) throw Error("KHARNESS_CHANNEL_FD " + std::to_string(fd) + " is not a socket");
   int flags = ::fcntl(fd, F_GETFD);
-  if (flags < 0) throw detail::os_error("fcntl(F_GETFD)");
-  if (::fcntl(fd, F_SETFD, flags | FD_CLOEXEC) != 0) throw detail::os_error("fcntl(F_SETFD)");
+  if (flags < 0) throw os_error("fcntl(F_GETFD)");
+  if (::fcntl(fd, F_SETFD, flags | FD_CLOEXEC) != 0) throw os_error("fcntl(F_SETFD)");
   return Channel(UniqueFd(fd), std::move(options));
 }
 

@@ -25,7 +25,7 @@ constexpr auto kExitGrace = std::chrono::milliseconds(1000);
 WorkerSession::WorkerSession(SpawnOptions options, ChannelOptions channel_options)
     : options_(std::move(options)),
       channel_options_(channel_options),
-      process_(ChildProcess::spawn(options_, std::move(channel_options))) {}
+      process_(WorkerProcess::spawn(options_, std::move(channel_options))) {}
 
 CallOutcome WorkerSession::call(std::string_view kind, nlohmann::ordered_json fields,
                                 std::vector<std::byte> payload, std::chrono::milliseconds timeout) {
@@ -128,7 +128,7 @@ void WorkerSession::restart() {
   process_.kill();
   ++restarts_;
   keep_old_logs();
-  process_ = ChildProcess::spawn(options_, channel_options_);
+  process_ = WorkerProcess::spawn(options_, channel_options_);
 }
 
 ExitStatus WorkerSession::shutdown(std::chrono::milliseconds grace) {

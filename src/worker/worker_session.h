@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "worker/call_outcome.h"
-#include "worker/child_process.h"
 #include "worker/spawn_options.h"
+#include "worker/worker_process.h"
 
 namespace kh {
 
@@ -19,7 +19,7 @@ class WorkerSession {
 
   // Spawns the worker; kh::Error if it cannot start.
   explicit WorkerSession(SpawnOptions options, ChannelOptions channel_options = {});
-  // Move-only, as the ChildProcess it owns.
+  // Move-only, as the WorkerProcess it owns.
   WorkerSession(const WorkerSession&) = delete;
   WorkerSession& operator=(const WorkerSession&) = delete;
   WorkerSession(WorkerSession&&) noexcept = default;
@@ -43,7 +43,7 @@ class WorkerSession {
   // Sends "shutdown" and gives the worker `grace` to exit; then SIGKILL.
   ExitStatus shutdown(std::chrono::milliseconds grace);
 
-  [[nodiscard]] ChildProcess& process() noexcept { return process_; }
+  [[nodiscard]] WorkerProcess& process() noexcept { return process_; }
   // How many bytes of stderr a failed outcome carries.
   void set_stderr_tail_bytes(std::size_t bytes) noexcept { stderr_tail_bytes_ = bytes; }
 
@@ -59,7 +59,7 @@ class WorkerSession {
 
   SpawnOptions options_;
   ChannelOptions channel_options_;
-  ChildProcess process_;
+  WorkerProcess process_;
   std::uint64_t next_request_id_ = 1;
   std::size_t restarts_ = 0;
   std::size_t stderr_tail_bytes_ = 4096;

@@ -63,6 +63,10 @@ TEST(NcuDriver, OneSessionEvaluatesEveryWorkloadAndSelectsTheSecondCall) {
   ASSERT_NE(trials, argv.end());
   EXPECT_EQ(*(trials + 1), "2");
   EXPECT_NE(std::find(argv.begin(), argv.end(), "--no-timing"), argv.end());
+  // The workers it profiles keep the user's rights (the GPU's counters) and reach ncu.
+  const auto sandbox = std::find(argv.begin(), argv.end(), "--sandbox");
+  ASSERT_NE(sandbox, argv.end());
+  EXPECT_EQ(*(sandbox + 1), "profiled");
 }
 
 // A stand-in for ncu: writes one launch per workload it is asked for, inside that

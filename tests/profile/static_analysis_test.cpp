@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "build/detail/child_process.h"
+#include "base/process_runner.h"
 #include "build/detail/compiler_lookup.h"
 #include "error/error.h"
 
@@ -22,6 +22,16 @@ struct Built {
 };
 
 // Built once for the suite; nullopt (and the tests skip) where nvcc is absent.
+ProcessRun run(std::vector<std::string> argv, const std::filesystem::path& cwd,
+               std::chrono::milliseconds timeout) {
+  ProcessSpec spec;
+  spec.argv = std::move(argv);
+  spec.cwd = cwd;
+  RunOptions options;
+  options.timeout = timeout;
+  return run_process(std::move(spec), options);
+}
+
 const std::optional<Built>& probe() {
   static const std::optional<Built> built = []() -> std::optional<Built> {
     const auto nvcc = detail::find_compiler("KHARNESS_NVCC", "nvcc", {"/usr/local/cuda/bin/nvcc"});
@@ -30,14 +40,13 @@ const std::optional<Built>& probe() {
         std::filesystem::temp_directory_path() / ("kharness-static-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     Built b{dir / "static_probe.so", ""};
-    const auto out =
-        detail::run_process({nvcc->string(), "-O3", "-shared", "-Xcompiler", "-fPIC", "-Xptxas=-v",
-                             "-gencode=arch=compute_90a,code=sm_90a",
-                             std::string(KHARNESS_SOURCE_DIR) + "/tests/profile/kernels/static_probe.cu",
-                             "-o", b.library.string()},
-                            dir, std::chrono::minutes(3));
-    if (out.exit_code != 0) throw Error("nvcc failed on static_probe.cu: " + out.output);
-    b.log = out.output;
+    const auto out = run({nvcc->string(), "-O3", "-shared", "-Xcompiler", "-fPIC", "-Xptxas=-v",
+                          "-gencode=arch=compute_90a,code=sm_90a",
+                          std::string(KHARNESS_SOURCE_DIR) + "/tests/profile/kernels/static_probe.cu", "-o",
+                          b.library.string()},
+                         dir, std::chrono::minutes(3));
+    if (out.exit_code() != 0) throw Error("nvcc failed on static_probe.cu: " + out.out);
+    b.log = out.out;
     return b;
   }();
   return built;
@@ -81,10 +90,10 @@ TEST(SassScan, FindsTensorCoresWideLoadsAndLocalMemory) {
   KH_REQUIRE_NVCC();
   const auto cuobjdump = find_cuobjdump();
   if (!cuobjdump) GTEST_SKIP() << "cuobjdump not found (scripts/setup.sh fetches it)";
-  const auto out = detail::run_process({cuobjdump->string(), "-sass", probe()->library.string()},
-                                       probe()->library.parent_path(), std::chrono::minutes(1));
-  ASSERT_EQ(out.exit_code, 0) << out.output;
-  const auto sass = parse_sass(out.output);
+  const auto out = run({cuobjdump->string(), "-sass", probe()->library.string()},
+                       probe()->library.parent_path(), std::chrono::minutes(1));
+  ASSERT_EQ(out.exit_code(), 0) << out.out;
+  const auto sass = parse_sass(out.out);
   ASSERT_EQ(sass.size(), 5u);
   EXPECT_GT(sass_of(sass, "tensor_core").hmma, 0);
   EXPECT_EQ(sass_of(sass, "narrow_copy").tensor, 0);

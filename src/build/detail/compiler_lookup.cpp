@@ -7,7 +7,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "build/detail/child_process.h"
+#include "base/process_runner.h"
 #include "build/detail/location.h"
 #include "error/error.h"
 
@@ -73,12 +73,16 @@ std::string compiler_version(const std::filesystem::path& exe) {
     std::lock_guard lock(mutex);
     if (auto it = cache.find(exe); it != cache.end()) return it->second;
   }
-  const ProcessOutcome run =
-      run_process({exe.string(), "--version"}, std::filesystem::current_path(), std::chrono::seconds(60));
-  if (run.timed_out || run.exit_code != 0) {
-    throw Error(at_file(exe.string()), "'--version' failed: " + tidy_version(run.output));
+  ProcessSpec spec;
+  spec.argv = {exe.string(), "--version"};
+  spec.role = "compiler";
+  RunOptions options;
+  options.timeout = std::chrono::seconds(60);
+  const ProcessRun run = run_process(std::move(spec), options);
+  if (run.timed_out || run.exit_code() != 0) {
+    throw Error(at_file(exe.string()), "'--version' failed: " + tidy_version(run.out));
   }
-  std::string version = tidy_version(run.output);
+  std::string version = tidy_version(run.out);
   std::lock_guard lock(mutex);
   return cache.emplace(exe, std::move(version)).first->second;
 }
