@@ -52,12 +52,9 @@ void expect_stopped_after(const SolutionEvaluation& e, std::size_t ran, EvalStat
 }
 
 TEST_F(ConsecutiveFailures, HangingSolutionStopsAfterThreeTimeouts) {
-  const auto start = std::chrono::steady_clock::now();
   const SolutionEvaluation e = run("hang.cpp", options("hang"));
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   expect_stopped_after(e, 3, EvalStatus::timeout);
   EXPECT_NE(e.workloads.back().log.find("timed out"), std::string::npos) << "the last failure is quoted";
-  EXPECT_LT(s, 4.5 * 1.0 + 4.0) << "three timeouts of 1 s, not five";
 }
 
 TEST_F(ConsecutiveFailures, CrashingSolutionStopsAfterThreeCrashes) {

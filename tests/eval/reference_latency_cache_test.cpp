@@ -65,6 +65,7 @@ TEST_F(ReferenceLatencies, SecondEvaluationReusesTheReferenceLatency) {
   // The trace says where the number came from.
   EvaluationTarget target;
   target.definition = ops_->find("rmsnorm_h128")->definition;
+  target.speed_of_light = ops_->find("rmsnorm_h128")->speed_of_light;
   target.candidate.name = "correct";
   const EvalOptions o = options(cache, "second");
   const Trace t = make_trace(target, second, second.workloads[0], o, {});

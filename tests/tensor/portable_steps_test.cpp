@@ -21,7 +21,9 @@ double relative_error(double got, double want) { return std::fabs(got - want) / 
 
 TEST(PortableMath, ExpIsAccurateOverItsRange) {
   double worst = 0;
-  for (double x = -740.0; x <= 709.0; x += 0.37)
+  // Normal results only: a subnormal result carries fewer bits, so its relative error
+  // says nothing of the method.
+  for (double x = -708.0; x <= 709.0; x += 0.37)
     worst = std::max(worst, relative_error(detail::portable_exp(x), std::exp(x)));
   for (double x = -1.0; x <= 1.0; x += 1.0 / 1024)
     worst = std::max(worst, relative_error(detail::portable_exp(x), std::exp(x)));
@@ -34,12 +36,13 @@ TEST(PortableMath, ExpIsAccurateOverItsRange) {
 
 TEST(PortableMath, LogIsAccurateOverItsRange) {
   double worst = 0;
-  for (double x = 1e-300; x < 1e300; x *= 1.37) {
-    if (std::fabs(x - 1.0) < 1e-3) continue;  // relative error of ln near 1 is judged absolutely below
+  for (double x = 1e-300; x < 1e300; x *= 1.37)
+    worst = std::max(worst, relative_error(detail::portable_log(x), std::log(x)));
+  for (double x = 0.999; x < 1.001; x += 1e-6) {
+    if (x == 1.0) continue;
     worst = std::max(worst, relative_error(detail::portable_log(x), std::log(x)));
   }
   EXPECT_LT(worst, 4e-16 * 8);
-  for (double x = 0.999; x < 1.001; x += 1e-6) EXPECT_NEAR(detail::portable_log(x), std::log(x), 1e-19);
   EXPECT_EQ(detail::portable_log(1.0), 0.0);
   EXPECT_NEAR(detail::portable_log(5e-324), std::log(5e-324), 1e-12) << "subnormal arguments";
   EXPECT_TRUE(std::isinf(detail::portable_log(0.0)));
