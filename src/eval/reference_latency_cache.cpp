@@ -68,8 +68,8 @@ std::string utc_text(std::int64_t seconds) {
 
 }  // namespace
 
-ReferenceLatencyCache::ReferenceLatencyCache(std::filesystem::path dir, std::chrono::seconds max_age)
-    : dir_(std::move(dir) / "reference-latency"), max_age_(max_age) {}
+ReferenceLatencyCache::ReferenceLatencyCache(const std::filesystem::path& dir, std::chrono::seconds max_age)
+    : dir_(dir / "reference-latency"), max_age_(max_age) {}
 
 std::string ReferenceLatencyCache::key(const json& parts) { return sha256_hex(parts.dump()); }
 

@@ -26,7 +26,7 @@ namespace kh {
 class ReferenceLatencyCache {
  public:
   // `dir` is the build cache's folder; entries older than `max_age` are stale.
-  ReferenceLatencyCache(std::filesystem::path dir, std::chrono::seconds max_age);
+  ReferenceLatencyCache(const std::filesystem::path& dir, std::chrono::seconds max_age);
 
   // The key of one measurement from its parts (see above), as hex.
   [[nodiscard]] static std::string key(const nlohmann::ordered_json& parts);
