@@ -6,6 +6,7 @@
 #include <future>
 #include <numeric>
 #include <random>
+#include <utility>
 
 #include "error/error.h"
 #include "eval/input_generator.h"
@@ -39,7 +40,7 @@ SeedStream::SeedStream(std::optional<std::uint64_t> base)
 
 WorkloadEvaluation::WorkloadEvaluation(WorkloadContext context, MeasurementClient& candidate,
                                        MeasurementClient& reference, SeedStream& seeds)
-    : ctx_(context), candidate_(candidate), reference_(reference), seeds_(seeds) {}
+    : ctx_(std::move(context)), candidate_(candidate), reference_(reference), seeds_(seeds) {}
 
 WorkloadResult WorkloadEvaluation::run() {
   result_.workload = ctx_.workload;
