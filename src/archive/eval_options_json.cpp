@@ -43,7 +43,8 @@ json options_to_json(const EvalOptions& o) {
             {"input_set_budget_bytes", o.input_set_budget_bytes},
             {"time_candidate", o.time_candidate},
             {"time_reference", o.time_reference},
-            {"speed_of_light", o.speed_of_light}};
+            {"speed_of_light", o.speed_of_light},
+            {"max_consecutive_failures", o.max_consecutive_failures}};
   j["seed"] = o.seed ? json(*o.seed) : json(nullptr);
   return j;
 }
@@ -78,6 +79,7 @@ EvalOptions options_from_json(const json& j) {
   read(j, "time_candidate", o.time_candidate);  // absent in archives older than --no-timing: timed
   read(j, "time_reference", o.time_reference);
   read(j, "speed_of_light", o.speed_of_light);
+  read(j, "max_consecutive_failures", o.max_consecutive_failures);  // absent in older archives: the default
   std::uint64_t seed = 0;
   if (j.contains("seed") && !j["seed"].is_null()) {
     read(j, "seed", seed);

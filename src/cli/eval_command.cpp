@@ -48,6 +48,8 @@ struct EvalArgs {
   bool no_reference_timing = false;
   bool no_timing = false;
   bool baseline = false;
+  bool remeasure_reference = false;
+  int max_consecutive_failures = 3;
   int trials = 3;
   int timing_trials = 3;
   std::optional<int> warmup;      // unset: the operator's contest setting, else 10
@@ -104,6 +106,8 @@ EvalOptions make_options(const EvalArgs& a, const std::string& backend, const Op
   o.time_candidate = !a.no_timing;
   o.seed = a.seed;
   o.robust = a.robust;
+  o.max_consecutive_failures = a.max_consecutive_failures;
+  o.remeasure_reference = a.remeasure_reference;
   return o;
 }
 
@@ -260,6 +264,11 @@ void register_eval(CLI::App& app, int& exit_code) {
   cmd->add_flag("--official-status", args->official_status,
                 "Write REWARD_HACK as RUNTIME_ERROR (upstream statuses)");
   cmd->add_flag("--no-reference-timing", args->no_reference_timing, "Do not time the reference (no speedup)");
+  cmd->add_flag("--remeasure-reference", args->remeasure_reference,
+                "Time the reference again instead of reusing its cached latency (and refresh the cache)");
+  cmd->add_option("--max-consecutive-failures", args->max_consecutive_failures,
+                  "After this many TIMEOUT or crash results in a row, report the rest unrun (0: run all)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--no-timing", args->no_timing,
                 "Check correctness only: no latency (a profiler's session, where only the calls matter)");
   cmd->add_option("--archive", args->archive,

@@ -15,10 +15,12 @@
 #include <vector>
 
 #include "device/device_peaks.h"
+#include "tensor/detail/fill_steps.h"
 
 namespace kh {
 
 class IterationTimer;
+enum class DType : std::uint8_t;  // tensor/dtype.h, which device code does not include
 
 // What the trace's `environment` records about the device.
 struct DeviceInfo {
@@ -69,6 +71,27 @@ class Backend {
   virtual void download_all(const std::vector<Copy>& copies) {
     for (const Copy& c : copies) download(c.dst, c.src, c.bytes);
   }
+
+  // Input generation where the kernels read the inputs (eval/input_generator.h). A fill
+  // applies its rule (tensor/random_fill.h) to `numel` elements at `data` with the same
+  // per-element steps as the host (tensor/detail/fill_steps.h), so the bytes equal the
+  // host twin's. On CUDA the fills are queued on harness_stream() and synchronize() waits
+  // for them; the default, for host memory, fills in place before it returns.
+  struct RandomFill {
+    void* data;
+    DType dtype;
+    std::size_t numel;
+    detail::FillRule rule;
+  };
+  virtual void fill_random(const std::vector<RandomFill>& fills) { fill_random_on_host(fills); }
+  static void fill_random_on_host(const std::vector<RandomFill>& fills);
+  // The stream of the harness's own device work (copies, fills, generation), apart from
+  // the kernel stream; nullptr on the CPU.
+  [[nodiscard]] virtual void* harness_stream() { return nullptr; }
+  // A read-only copy of `bytes` where kernels can read it, made once per `name` for the
+  // backend's life: the generators' tables. The default, for host memory, returns
+  // `bytes` itself, which must then outlive every use.
+  [[nodiscard]] virtual const void* resident(std::string_view name, const void* bytes, std::size_t size);
 
   // Content hashes (tensor/chunked_hash.h) of device memory, one per region in order,
   // computed where the bytes lie: the input-tamper check hashes gigabytes per request,

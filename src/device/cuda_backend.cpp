@@ -9,11 +9,14 @@
 
 #include "device/cuda_chunked_hash.h"
 #include "device/cuda_peaks.h"
+#include "device/cuda_random_fill.h"
 #include "error/error.h"
 #include "eval/timing/cupti_span_timer.h"
 #include "eval/timing/detail/cuda_call.h"
 #include "eval/timing/event_timer.h"
 #include "tensor/chunked_hash.h"
+#include "tensor/dtype.h"
+#include "tensor/standard_normal.h"
 
 namespace kh {
 
@@ -191,6 +194,21 @@ void CudaBackend::poison_then_flush(const std::vector<std::pair<void*, std::size
     KH_CUDA_CALL(cudaMemsetAsync(ptr, byte, bytes, housekeeping_stream_.get()));
   }
   flush_cache();
+}
+
+void CudaBackend::fill_random(const std::vector<RandomFill>& fills) {
+  const detail::ZigguratTables& host_tables = detail::ziggurat_tables();
+  const auto* tables =
+      static_cast<const detail::ZigguratTables*>(resident("ziggurat", &host_tables, sizeof host_tables));
+  std::vector<DeviceFill> device;
+  device.reserve(fills.size());
+  for (const RandomFill& f : fills)
+    device.push_back({f.data, static_cast<std::uint8_t>(f.dtype), f.numel, f.rule});
+  fill_on_device(device, tables, housekeeping_stream_.get());
+}
+
+const void* CudaBackend::resident(std::string_view name, const void* bytes, std::size_t size) {
+  return tables_.get(name, bytes, size, housekeeping_stream_.get());
 }
 
 void CudaBackend::synchronize() {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "device/backend.h"
+#include "device/cuda_resident_tables.h"
 #include "device/cuda_stream.h"
 #include "eval/timing/clock_monitor.h"
 #include "eval/timing/l2_flush.h"
@@ -51,6 +52,10 @@ class CudaBackend final : public Backend {
   void poison_then_flush(const std::vector<std::pair<void*, std::size_t>>& regions,
                          std::uint8_t byte) override;
   [[nodiscard]] std::optional<double> sm_clock_mhz() override { return clocks_.sm_clock_mhz(); }
+  // Fills run on the housekeeping stream (cuda_random_fill.h), like every harness copy.
+  void fill_random(const std::vector<RandomFill>& fills) override;
+  [[nodiscard]] void* harness_stream() override { return housekeeping_stream_.get(); }
+  [[nodiscard]] const void* resident(std::string_view name, const void* bytes, std::size_t size) override;
 
   [[nodiscard]] std::vector<TimerKind> timers() const override;
   [[nodiscard]] std::unique_ptr<IterationTimer> make_timer(TimerKind kind) override;
@@ -66,6 +71,7 @@ class CudaBackend final : public Backend {
   L2Flush flush_;
   ClockMonitor clocks_;
   DeviceInfo info_;
+  CudaResidentTables tables_;
   bool sticky_ = false;
 };
 

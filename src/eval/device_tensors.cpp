@@ -47,6 +47,12 @@ constexpr std::size_t kAlignment = 256;  // what cudaMalloc guarantees, kept for
 
 std::size_t aligned(std::size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
 
+}  // namespace
+
+std::size_t arena_bytes(std::size_t bytes) noexcept { return aligned(std::max<std::size_t>(bytes, 1)); }
+
+namespace {
+
 std::size_t set_bytes(const std::vector<HostTensor>& set) {
   std::size_t total = 0;
   // Zero-byte tensors still get a distinct address: kernels may compare pointers.

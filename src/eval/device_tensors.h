@@ -49,6 +49,11 @@ struct DeviceTensor {
   void make_view(const Backend& backend);
 };
 
+// Bytes a tensor of `bytes` takes in a shared allocation: rounded up to the 256-byte
+// alignment every tensor gets, and at least one step, so even an empty tensor has an
+// address of its own (kernels may compare pointers).
+[[nodiscard]] std::size_t arena_bytes(std::size_t bytes) noexcept;
+
 // Copies host tensors to fresh device buffers (scalars are kept as values).
 [[nodiscard]] std::vector<DeviceTensor> upload(Backend& backend, const std::vector<HostTensor>& host);
 // The same for many input sets, with one synchronisation for all of them.

@@ -47,7 +47,15 @@ struct EvalOptions {
   std::size_t input_set_budget_bytes = 0;  // 0: 2 GiB on CUDA, 256 MiB on the CPU
   bool time_candidate = true;              // false: correctness only, no latency (the profiler's ncu session)
   bool time_reference = true;
-  bool speed_of_light = true;               // measure (once per device) and apply the device's peaks
+  bool speed_of_light = true;  // measure (once per device) and apply the device's peaks
+  // After this many consecutive TIMEOUT or crash results, the remaining workloads are
+  // reported with the same status, marked not run; 0 runs every workload.
+  int max_consecutive_failures = 3;
+  // The reference's latency is reused from the cache (reference_latency_cache.h) when
+  // present and fresh; remeasure_reference measures it again and refreshes the entry.
+  bool cache_reference_latency = true;
+  bool remeasure_reference = false;
+  std::chrono::seconds reference_cache_max_age{std::chrono::hours(24 * 7)};
   std::optional<std::uint64_t> seed;        // base of the seed stream; fresh from the OS when unset
   std::filesystem::path worker_executable;  // the kharness binary; empty: this process's
   std::filesystem::path work_dir;           // scratch; empty: a fresh temp dir

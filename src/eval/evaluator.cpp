@@ -101,6 +101,31 @@ void apply_speed_of_light(const EvaluationTarget& target, const SolutionEvaluati
   if (result.peaks) w.speed_of_light = speed_of_light(*w.work, target.speed_of_light->compute, *result.peaks);
 }
 
+// The parts of the reference-latency key that one evaluation fixes: what was measured
+// (the reference's build) and where (backend and device, nominal clock included).
+nlohmann::ordered_json reference_key(const SolutionEvaluation& e, const EvalOptions& o) {
+  nlohmann::ordered_json device = nlohmann::ordered_json::object();
+  for (const char* field :
+       {"name", "driver", "runtime", "compute_capability", "sm_count", "nominal_sm_clock_mhz"})
+    if (e.device.contains(field)) device[field] = e.device[field];
+  return {
+      {"format", 1}, {"reference_build", e.reference_build.key}, {"backend", o.backend}, {"device", device}};
+}
+
+// The result of a workload left unrun after `streak` consecutive fatal failures.
+WorkloadResult not_run(const Workload& w, const WorkloadResult& last, int streak) {
+  WorkloadResult r;
+  r.workload = w;
+  r.status = last.status;
+  r.fatal = true;
+  r.not_run = true;
+  r.log = fmt::format(
+      "not run: the {} workloads before this one ended in {} (timeout or crash), so the solution was not run "
+      "on the rest (--max-consecutive-failures {}; 0 runs every workload). Last failure ({}): {}",
+      streak, status_name(last.status), streak, last.workload.uuid, last.log);
+  return r;
+}
+
 }  // namespace
 
 bool SolutionEvaluation::all_passed() const {
@@ -178,10 +203,31 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
   const std::unique_ptr<OutputChecker> checker = make_output_checker(target.checker);
   SeedStream seeds(options.seed);
   const double nominal = candidate.device().value("nominal_sm_clock_mhz", 0.0);
+  const ReferenceLatencyCache latencies(
+      options.cache_dir.empty() ? BuildCache::default_dir() : options.cache_dir,
+      options.reference_cache_max_age);
+  int streak = 0;  // consecutive fatal failures; the last of them is the last result
+  std::size_t last_run = 0;
   for (const Workload& w : target.workloads) {
-    WorkloadContext ctx{target.definition, w, target.root, *checker, target.tolerance, options, nominal};
+    if (options.max_consecutive_failures > 0 && streak >= options.max_consecutive_failures) {
+      WorkloadResult r = not_run(w, result.workloads[last_run], streak);
+      report(r);
+      result.workloads.push_back(std::move(r));
+      continue;
+    }
+    WorkloadContext ctx{target.definition,
+                        w,
+                        target.root,
+                        *checker,
+                        target.tolerance,
+                        options,
+                        nominal,
+                        options.cache_reference_latency ? &latencies : nullptr,
+                        reference_key(result, options)};
     WorkloadResult r = WorkloadEvaluation(ctx, candidate, reference, seeds).run();
     apply_speed_of_light(target, result, r);
+    streak = r.fatal ? streak + 1 : 0;
+    last_run = result.workloads.size();
     report(r);
     result.workloads.push_back(std::move(r));
   }

@@ -3,12 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <future>
-#include <thread>
 
 #include "error/error.h"
+#include "eval/device_inputs.h"
 #include "eval/device_peaks_json.h"
 #include "eval/input_generator.h"
 #include "eval/measurement_protocol.h"
@@ -17,6 +15,7 @@
 #include "eval/timed_loop.h"
 #include "eval/worker_payload.h"
 #include "tensor/chunked_hash.h"
+#include "tensor/element_access.h"
 #include "trace/json_io.h"
 #include "worker/worker_endpoint.h"
 
@@ -40,54 +39,39 @@ RequestedWorkload parse_workload_request(const ordered_json& h) {
 
 std::string hex(std::uint64_t v) { return fmt::format("{:016x}", v); }
 
-// Content hashes of one input set, in definition order, computed where they lie: a
-// tensor's on the device, with nothing read back; a scalar's from its host value, since
-// it never leaves the host.
-ordered_json hash_inputs(Backend& backend, const std::vector<DeviceTensor>& device,
-                         const std::vector<HostTensor>& host) {
+// Content hashes of input sets, set by set in definition order, computed where they lie:
+// a tensor's on the device, all sets in one pass with nothing but the hashes read back;
+// a scalar's from its value stored in its dtype, since it never leaves the host.
+ordered_json hash_input_sets(Backend& backend, const std::vector<std::vector<DeviceTensor>>& sets) {
   std::vector<Backend::Region> regions;
-  for (const DeviceTensor& t : device) {
-    if (!t.scalar) regions.push_back({t.data, t.bytes});
-  }
+  for (const auto& set : sets)
+    for (const DeviceTensor& t : set)
+      if (!t.scalar) regions.push_back({t.data, t.bytes});
   const std::vector<std::uint64_t> hashes = backend.hash_all(regions);
   ordered_json out = ordered_json::array();
   std::size_t next = 0;
-  for (std::size_t i = 0; i < device.size(); ++i) {
-    out.push_back(hex(device[i].scalar ? chunked_hash(host[i].bytes()) : hashes.at(next++)));
+  for (const auto& set : sets) {
+    ordered_json one = ordered_json::array();
+    for (const DeviceTensor& t : set) {
+      if (!t.scalar) {
+        one.push_back(hex(hashes.at(next++)));
+        continue;
+      }
+      HostTensor value = HostTensor::scalar(t.dtype);
+      write_from_double(value, 0, t.scalar_value);
+      one.push_back(hex(chunked_hash(value.bytes())));
+    }
+    out.push_back(std::move(one));
   }
   return out;
 }
 
-// The same for every input set of a timed request, set by set.
-ordered_json hash_input_sets(Backend& backend, const std::vector<std::vector<DeviceTensor>>& device,
-                             const std::vector<std::vector<HostTensor>>& host) {
-  ordered_json out = ordered_json::array();
-  for (std::size_t s = 0; s < device.size(); ++s) out.push_back(hash_inputs(backend, device[s], host[s]));
-  return out;
+ordered_json hash_inputs(Backend& backend, const std::vector<DeviceTensor>& set) {
+  return hash_input_sets(backend, {set}).at(0);
 }
 
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-// Input sets are independent, so they are generated side by side: with one set per timed
-// iteration, generation would otherwise dominate the harness's own time.
-std::vector<std::vector<HostTensor>> generate_sets(const RequestedWorkload& w,
-                                                   const std::vector<std::uint64_t>& seeds) {
-  std::vector<std::vector<HostTensor>> sets(seeds.size());
-  const std::size_t lanes = std::max(1u, std::thread::hardware_concurrency());
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i = next++; i < seeds.size(); i = next++) {
-      sets[i] = make_inputs(w.definition, w.workload, seeds[i], w.root);
-    }
-  };
-  std::vector<std::future<void>> running;
-  for (std::size_t l = 1; l < std::min(lanes, seeds.size()); ++l)
-    running.push_back(std::async(std::launch::async, work));
-  work();
-  for (auto& f : running) f.get();  // rethrows a generator's kh::Error here
-  return sets;
 }
 
 // Converts a failure of the candidate (or of the device under it) into reply fields.
@@ -142,11 +126,10 @@ Message MeasurementService::check(const Message& request) {
   const KernelLibrary& lib = library();
   RequestedWorkload w = parse_workload_request(request.header);
   const auto seed = request.header.at("seed").get<std::uint64_t>();
-  std::vector<HostTensor> inputs = make_inputs(w.definition, w.workload, seed, w.root);
   std::vector<HostTensor> outputs = make_outputs(w.definition, resolve_axes(w.definition, w.workload));
-  std::vector<DeviceTensor> device_in = upload(*backend_, inputs);
-  ordered_json reply = {{"input_hashes_before", hash_inputs(*backend_, device_in, inputs)},
-                        {"sticky", false}};
+  std::vector<DeviceTensor> device_in =
+      std::move(generate_input_sets(*backend_, w.definition, w.workload, w.root, {seed}).front());
+  ordered_json reply = {{"input_hashes_before", hash_inputs(*backend_, device_in)}, {"sticky", false}};
   std::vector<DeviceTensor> device_out = allocate_like(*backend_, outputs);
   poison(*backend_, device_out, request.header.value("poison", std::uint8_t{0xFF}));
   backend_->synchronize();
@@ -179,7 +162,7 @@ Message MeasurementService::check(const Message& request) {
     return Message::make(measurement::kCheck, request.request_id, reply);
   }
   download(*backend_, device_out, outputs);
-  reply["input_hashes_after"] = hash_inputs(*backend_, device_in, inputs);
+  reply["input_hashes_after"] = hash_inputs(*backend_, device_in);
   reply["outputs"] = describe_tensors(w.definition.outputs, outputs);
   return Message::make(measurement::kCheck, request.request_id, reply, concatenate(outputs));
 }
@@ -188,16 +171,12 @@ Message MeasurementService::time(const Message& request) {
   const KernelLibrary& lib = library();
   RequestedWorkload w = parse_workload_request(request.header);
   const ordered_json& h = request.header;
-  std::vector<std::vector<HostTensor>> host_sets;
-  std::vector<std::vector<DeviceTensor>> device_sets;
   auto t = Clock::now();
-  host_sets = generate_sets(w, h.at("set_seeds").get<std::vector<std::uint64_t>>());
+  std::vector<std::vector<DeviceTensor>> device_sets = generate_input_sets(
+      *backend_, w.definition, w.workload, w.root, h.at("set_seeds").get<std::vector<std::uint64_t>>());
   const double generate_ms = ms_since(t);
   t = Clock::now();
-  device_sets = upload_sets(*backend_, host_sets);
-  const double upload_ms = ms_since(t);
-  t = Clock::now();
-  ordered_json before = hash_input_sets(*backend_, device_sets, host_sets);
+  ordered_json before = hash_input_sets(*backend_, device_sets);
   double hash_ms = ms_since(t);
   const std::vector<HostTensor> templates =
       make_outputs(w.definition, resolve_axes(w.definition, w.workload));
@@ -222,9 +201,9 @@ Message MeasurementService::time(const Message& request) {
   }
   t = Clock::now();
   reply["input_hashes_before"] = std::move(before);
-  reply["input_hashes_after"] = hash_input_sets(*backend_, device_sets, host_sets);
+  reply["input_hashes_after"] = hash_input_sets(*backend_, device_sets);
   hash_ms += ms_since(t);
-  reply["setup_ms"] = {{"generate", generate_ms}, {"upload", upload_ms}, {"hash", hash_ms}};
+  reply["setup_ms"] = {{"generate", generate_ms}, {"hash", hash_ms}};
   return timed_reply(request.request_id, w.definition, r, reply);
 }
 

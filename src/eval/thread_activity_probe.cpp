@@ -30,9 +30,18 @@ std::map<std::string, std::uint64_t> ThreadActivityProbe::other_threads() {
   return threads;
 }
 
-LingeringWork ThreadActivityProbe::after_call(std::chrono::microseconds grace) {
-  const auto before = other_threads();
-  std::this_thread::sleep_for(grace);
+ThreadActivityProbe ThreadActivityProbe::open() {
+  ThreadActivityProbe p;
+  p.before_ = other_threads();
+  p.opened_ = std::chrono::steady_clock::now();
+  return p;
+}
+
+LingeringWork ThreadActivityProbe::after_call(std::chrono::microseconds grace) { return open().close(grace); }
+
+LingeringWork ThreadActivityProbe::close(std::chrono::microseconds grace) const {
+  std::this_thread::sleep_until(opened_ + grace);
+  const auto& before = before_;
   const auto after = other_threads();
   LingeringWork w;
   std::uint64_t burnt_ns = 0;

@@ -28,11 +28,21 @@ struct LingeringWork {
 
 class ThreadActivityProbe {
  public:
+  // Opens a grace period now (right after a call returned): reads the other threads.
+  [[nodiscard]] static ThreadActivityProbe open();
+  // Closes it once at least `grace` has passed since open(), sleeping only for what is
+  // left: the harness's own work in between (the next iteration's poisoning and cache
+  // flush, on the calling thread) counts toward the grace period instead of adding to it.
+  [[nodiscard]] LingeringWork close(std::chrono::microseconds grace) const;
+  // open() then close(grace).
   [[nodiscard]] static LingeringWork after_call(std::chrono::microseconds grace);
 
  private:
   // tid -> on-CPU ns, for every thread except the caller.
   [[nodiscard]] static std::map<std::string, std::uint64_t> other_threads();
+
+  std::map<std::string, std::uint64_t> before_;
+  std::chrono::steady_clock::time_point opened_;
 };
 
 }  // namespace kh

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
 
 #include "error/error.h"
 #include "eval/timing/iteration_timer.h"
@@ -100,6 +101,8 @@ class Loop {
     for (const DeviceTensor& out : slots_.slots[slot]) regions.emplace_back(out.data, out.bytes);
     backend_.poison_then_flush(regions, config_.poison);
     lap(t, ph.flush_ms);
+    close_probe();
+    lap(t, ph.probe_ms);
     std::vector<kh_arg> args = make_args(sets_[set], slots_.slots[slot]);
     if (primary) primary->start();
     if (secondary) secondary->start();
@@ -130,12 +133,14 @@ class Loop {
     for (int i = 0; i < count; ++i) {
       sets.push_back(next_ % static_cast<int>(sets_.size()));
       if (!call(next_++, timers.primary.get(), timers.secondary.get())) return false;
-      probe_lingering();
+      open_probe();
       auto t = Clock::now();
       clocks.push_back(backend_.sm_clock_mhz().value_or(0.0));
       lap(t, result_.phases.clock_ms);
     }
     auto t = Clock::now();
+    close_probe();
+    lap(t, result_.phases.probe_ms);
     append_samples(timers, sets, clocks);
     lap(t, result_.phases.collect_ms);
     return true;
@@ -180,9 +185,17 @@ class Loop {
     result_.stop_reason = criterion->reason();
   }
 
-  void probe_lingering() {
-    if (backend_.info().backend != "cpu") return;
-    LingeringWork w = ThreadActivityProbe::after_call(std::chrono::microseconds(2000));
+  // On the CPU backend, a grace period opens when a timed call returns and closes, at
+  // least 2 ms later, just before the next call starts (or after the last): other
+  // threads still working in it mean the call returned before its work was done. The
+  // next iteration's poisoning and cache flush run inside it.
+  void open_probe() {
+    if (backend_.info().backend == "cpu") probe_ = ThreadActivityProbe::open();
+  }
+  void close_probe() {
+    if (!probe_) return;
+    LingeringWork w = probe_->close(std::chrono::microseconds(2000));
+    probe_.reset();
     if (w.cpu_ms > result_.lingering.cpu_ms || w.threads_ended > result_.lingering.threads_ended ||
         w.threads_started > result_.lingering.threads_started) {
       result_.lingering = w;
@@ -207,6 +220,7 @@ class Loop {
   OutputSlots slots_;
   TimedLoopResult result_;
   int next_ = 0;
+  std::optional<ThreadActivityProbe> probe_;  // the grace period after the last timed call
 };
 
 }  // namespace

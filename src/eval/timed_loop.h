@@ -50,6 +50,7 @@ struct LoopPhases {
   double clock_ms = 0;    // reading the SM clock
   double collect_ms = 0;  // timers' finish(): CUPTI record processing
   double warmup_ms = 0;
+  double probe_ms = 0;  // CPU backend: what the lingering-work grace periods added
 };
 
 struct TimedLoopResult {

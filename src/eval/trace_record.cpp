@@ -28,17 +28,23 @@ ordered_json stats_json(const SampleStatistics& s) {
 }
 
 ordered_json latency_json(const LatencyMeasurement& m) {
-  return {{"timer", m.timer},
-          {"timer_note", m.timer_note},
-          {"latency_ms", m.latency_ms},
-          {"trial_medians_ms", m.trial_medians_ms},
-          {"samples", stats_json(m.stats)},
-          {"throttled_samples", m.throttled},
-          {"mean_sm_clock_mhz", m.mean_sm_clock_mhz},
-          {"stop_reason", m.stop_reason},
-          {"request_wall_ms", m.request_wall_ms},
-          {"worker_phases_ms", m.phases_ms},
-          {"input_set_seeds", m.set_seeds}};
+  ordered_json j = {{"source", m.source}};
+  if (m.source == "cache") {
+    j["measured_at"] = m.measured_at;
+    j["cache_key"] = m.cache_key;
+  }
+  j.update(ordered_json{{"timer", m.timer},
+                        {"timer_note", m.timer_note},
+                        {"latency_ms", m.latency_ms},
+                        {"trial_medians_ms", m.trial_medians_ms},
+                        {"samples", stats_json(m.stats)},
+                        {"throttled_samples", m.throttled},
+                        {"mean_sm_clock_mhz", m.mean_sm_clock_mhz},
+                        {"stop_reason", m.stop_reason},
+                        {"request_wall_ms", m.request_wall_ms},
+                        {"worker_phases_ms", m.phases_ms},
+                        {"input_set_seeds", m.set_seeds}});
+  return j;
 }
 
 ordered_json protocol_json(const EvalOptions& o) {
@@ -141,6 +147,7 @@ Trace make_trace(const EvaluationTarget& target, const SolutionEvaluation& evalu
                          {"cache_hit", evaluation.candidate_build.cache_hit},
                          {"seconds", evaluation.candidate_build.seconds}}},
                        {"worker_restarts", w.worker_restarts}};
+  if (w.not_run) ours["not_run"] = true;
   if (w.latency) ours["latency"] = latency_json(*w.latency);
   if (w.reference_latency) ours["reference_latency"] = latency_json(*w.reference_latency);
   if (w.work) ours["speed_of_light"] = speed_of_light_json(target, evaluation, w);

@@ -116,7 +116,8 @@ Message timed_reply(std::uint64_t request_id, const Definition& definition, cons
                          {"timed", r.phases.timed_ms},
                          {"clock", r.phases.clock_ms},
                          {"collect", r.phases.collect_ms},
-                         {"warmup", r.phases.warmup_ms}};
+                         {"warmup", r.phases.warmup_ms},
+                         {"lingering_probe", r.phases.probe_ms}};
   ordered_json rechecks = ordered_json::array();
   std::vector<HostTensor> all;
   for (const RecheckedOutput& o : r.rechecked) {

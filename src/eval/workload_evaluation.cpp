@@ -6,12 +6,15 @@
 #include <future>
 #include <numeric>
 #include <random>
+#include <utility>
 
 #include "error/error.h"
 #include "eval/input_generator.h"
 #include "eval/timing/sample_statistics.h"
 #include "eval/worker_payload.h"
 #include "eval/workload_shapes.h"
+#include "tensor/chunked_hash.h"
+#include "trace/json_io.h"
 
 namespace kh {
 
@@ -37,7 +40,7 @@ SeedStream::SeedStream(std::optional<std::uint64_t> base)
 
 WorkloadEvaluation::WorkloadEvaluation(WorkloadContext context, MeasurementClient& candidate,
                                        MeasurementClient& reference, SeedStream& seeds)
-    : ctx_(context), candidate_(candidate), reference_(reference), seeds_(seeds) {}
+    : ctx_(std::move(context)), candidate_(candidate), reference_(reference), seeds_(seeds) {}
 
 WorkloadResult WorkloadEvaluation::run() {
   result_.workload = ctx_.workload;
@@ -46,7 +49,7 @@ WorkloadResult WorkloadEvaluation::run() {
   const bool checked = check_correctness();
   if (checked && ctx_.options.time_candidate && measure(candidate_, true, result_.latency) &&
       ctx_.options.time_reference) {
-    if (!measure(reference_, false, result_.reference_latency)) result_.reference_latency.reset();
+    reference_latency();
   }
   result_.worker_restarts = candidate_.restarts() - restarts_before;
   return std::move(result_);
@@ -57,7 +60,32 @@ void WorkloadEvaluation::fail(EvalStatus status, std::string log) {
   result_.log = std::move(log);
 }
 
+void WorkloadEvaluation::reference_latency() {
+  const EvalOptions& o = ctx_.options;
+  nlohmann::ordered_json parts = ctx_.reference_key;
+  parts["workload"] = to_json(ctx_.workload);
+  parts["protocol"] = protocol_fields();
+  parts["protocol"]["name"] = std::string(protocol_name(o.protocol));
+  parts["protocol"]["trials"] = o.protocol == TimingProtocol::official ? o.timing_trials : 1;
+  parts["protocol"]["input_sets"] = input_sets();
+  parts["protocol"]["throttle_ratio"] = o.throttle_ratio;
+  const std::string key = ReferenceLatencyCache::key(parts);
+  const ReferenceLatencyCache* cache = ctx_.reference_latencies;
+  if (cache != nullptr && !o.remeasure_reference) {
+    result_.reference_latency = cache->find(key, result_.latency ? result_.latency->mean_sm_clock_mhz : 0.0);
+    if (result_.reference_latency) return;
+  }
+  if (!measure(reference_, false, result_.reference_latency)) {
+    result_.reference_latency.reset();
+    return;
+  }
+  if (cache != nullptr) cache->store(key, parts, *result_.reference_latency);
+}
+
 void WorkloadEvaluation::fail_call(const CallFailure& f, const std::string& when) {
+  // A hung or dead worker: a candidate that does it on every workload is not worth running on.
+  result_.fatal = f.kind == CallFailure::Kind::timeout || f.kind == CallFailure::Kind::crashed ||
+                  (f.kind == CallFailure::Kind::candidate_error && f.sticky);
   switch (f.kind) {
     case CallFailure::Kind::timeout:
       fail(EvalStatus::timeout, fmt::format("{}: timed out ({})", when, f.message));
@@ -75,6 +103,22 @@ void WorkloadEvaluation::fail_call(const CallFailure& f, const std::string& when
     case CallFailure::Kind::harness_error:
       fail(EvalStatus::runtime_error, fmt::format("{}: worker error: {}", when, f.message));
       return;
+  }
+}
+
+void WorkloadEvaluation::expect_host_twin(const std::vector<HostTensor>& inputs,
+                                          const std::vector<std::string>& worker_hashes,
+                                          std::uint64_t seed) const {
+  std::size_t i = 0;
+  for (const auto& [name, spec] : ctx_.definition.inputs) {
+    const std::string hash = fmt::format("{:016x}", chunked_hash(inputs.at(i).bytes()));
+    if (i >= worker_hashes.size() || worker_hashes[i] != hash) {
+      throw Error(fmt::format(
+          "harness error: workload {}, seed {}: the host twin of input '{}' (hash {}) differs "
+          "from the set the reference worker generated (hash {})",
+          ctx_.workload.uuid, seed, name, hash, i < worker_hashes.size() ? worker_hashes[i] : "?"));
+    }
+    ++i;
   }
 }
 
@@ -98,7 +142,10 @@ CheckVerdict WorkloadEvaluation::compare(const CheckResult& candidate, const Che
   std::optional<std::vector<HostTensor>> inputs;
   CheckContext c{ctx_.definition, reference.outputs, candidate.outputs, ctx_.tolerance,
                  [&]() -> const std::vector<HostTensor>& {
-                   if (!inputs) inputs = make_inputs(ctx_.definition, ctx_.workload, seed, ctx_.root);
+                   if (!inputs) {
+                     inputs = make_inputs(ctx_.definition, ctx_.workload, seed, ctx_.root);
+                     expect_host_twin(*inputs, reference.input_hashes_before, seed);
+                   }
                    return *inputs;
                  }};
   return ctx_.checker.check(c);

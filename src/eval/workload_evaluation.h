@@ -11,6 +11,7 @@
 #include "eval/check/output_checker.h"
 #include "eval/eval_options.h"
 #include "eval/measurement_client.h"
+#include "eval/reference_latency_cache.h"
 #include "eval/workload_result.h"
 
 namespace kh {
@@ -34,6 +35,10 @@ struct WorkloadContext {
   Tolerance tolerance;
   const EvalOptions& options;
   double nominal_clock_mhz = 0;  // from the candidate's device report
+  // Where the reference's latency is reused from (null: always measured), and the parts
+  // of its key this evaluation fixes (reference build, device, backend).
+  const ReferenceLatencyCache* reference_latencies = nullptr;
+  nlohmann::ordered_json reference_key = nlohmann::ordered_json::object();
 };
 
 class WorkloadEvaluation {
@@ -45,10 +50,16 @@ class WorkloadEvaluation {
  private:
   bool check_correctness();
   bool measure(MeasurementClient& who, bool is_candidate, std::optional<LatencyMeasurement>& out);
+  // The reference's latency: from the cache when fresh, else measured (and cached).
+  void reference_latency();
   bool verify_timed_run(const TimeResult& r, const std::vector<std::uint64_t>& seeds);
   bool verify_inputs_untouched(const std::vector<std::string>& before, const std::vector<std::string>& after,
                                const std::string& when);
   [[nodiscard]] const CheckResult* reference_outputs(std::uint64_t seed);
+  // Inputs regenerated here (the host twin) must hash as the worker's did: a drift
+  // between host and device generation is a harness error (kh::Error), not a verdict.
+  void expect_host_twin(const std::vector<HostTensor>& inputs, const std::vector<std::string>& worker_hashes,
+                        std::uint64_t seed) const;
   // Caches the reference's check of `seed`, or records its failure and returns null.
   [[nodiscard]] const CheckResult* keep_reference(std::uint64_t seed, Outcome<CheckResult> r);
   [[nodiscard]] CheckVerdict compare(const CheckResult& candidate, const CheckResult& reference,

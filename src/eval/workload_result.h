@@ -31,6 +31,11 @@ struct LatencyMeasurement {
   // flush, timed, clock, collect, ...): the harness's overhead, accounted for.
   nlohmann::ordered_json phases_ms = nlohmann::ordered_json::object();
   double request_wall_ms = 0;  // the time requests, measured by the orchestrator
+  // "measured" in this evaluation, or "cache" (a reference's latency reused from the
+  // reference-latency cache, measured at `measured_at`; reference_latency_cache.h).
+  std::string source = "measured";
+  std::string measured_at;
+  std::string cache_key;
 };
 
 struct WorkloadResult {
@@ -42,6 +47,11 @@ struct WorkloadResult {
   std::optional<LatencyMeasurement> latency;
   std::optional<LatencyMeasurement> reference_latency;
   std::size_t worker_restarts = 0;
+  // The candidate timed out, or its worker died (a crash or a sticky device error):
+  // what --max-consecutive-failures counts.
+  bool fatal = false;
+  // Not evaluated: reported with the status of the consecutive fatal failures before it.
+  bool not_run = false;
   std::optional<WorkloadWork> work;            // from the operator's speed-of-light model
   std::optional<SpeedOfLight> speed_of_light;  // its floor on this device, when peaks are known
 

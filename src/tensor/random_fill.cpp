@@ -3,20 +3,32 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <thread>
 #include <vector>
 
 #include "error/error.h"
 #include "tensor/counter_rng.h"
-#include "tensor/element_access.h"
-#include "tensor/float_formats.h"
 #include "tensor/standard_normal.h"
 
 namespace kh {
 
 namespace {
+
+namespace code = detail::dtype_code;
+static_assert(static_cast<std::uint8_t>(DType::float32) == code::float32 &&
+                  static_cast<std::uint8_t>(DType::float16) == code::float16 &&
+                  static_cast<std::uint8_t>(DType::bfloat16) == code::bfloat16 &&
+                  static_cast<std::uint8_t>(DType::float8_e4m3fn) == code::float8_e4m3fn &&
+                  static_cast<std::uint8_t>(DType::float8_e5m2) == code::float8_e5m2 &&
+                  static_cast<std::uint8_t>(DType::float4_e2m1) == code::float4_e2m1 &&
+                  static_cast<std::uint8_t>(DType::int64) == code::int64 &&
+                  static_cast<std::uint8_t>(DType::int32) == code::int32 &&
+                  static_cast<std::uint8_t>(DType::int16) == code::int16 &&
+                  static_cast<std::uint8_t>(DType::int8) == code::int8 &&
+                  static_cast<std::uint8_t>(DType::uint8) == code::uint8 &&
+                  static_cast<std::uint8_t>(DType::boolean) == code::boolean,
+              "detail::dtype_code must mirror DType");
 
 // Stream numbers, so that normal, integer and bool fills of one seed are unrelated.
 constexpr std::uint64_t kNormalStream = 1;
@@ -25,7 +37,7 @@ constexpr std::uint64_t kIntStream = 3;
 constexpr std::uint64_t kBoolStream = 4;
 
 constexpr std::size_t kMinPerThread = std::size_t{1} << 20;
-constexpr std::size_t kChunkGranule = 64;  // even, so fp4 chunks never share a byte
+constexpr std::size_t kChunkGranule = 64;
 
 // Runs body(begin, end) over [0, n) split across threads. The split only changes who
 // computes an element, never its value.
@@ -47,27 +59,26 @@ void parallel_for(std::size_t n, unsigned threads, const Body& body) {
   }
 }
 
-template <class T, class Make>
-void fill_typed(HostTensor& t, unsigned threads, const Make& make) {
-  T* const out = reinterpret_cast<T*>(t.bytes().data());
-  parallel_for(t.numel(), threads, [out, make](std::size_t begin, std::size_t end) {
-    // Local copies: the generator state then lives in registers instead of being
-    // reloaded through references on every element.
-    const Make local = make;
-    T* const dst = out;
-    for (std::size_t i = begin; i < end; ++i) dst[i] = local(i);
+template <std::uint8_t Code>
+void fill_typed(std::byte* data, std::size_t numel, const FillRule& rule, unsigned threads) {
+  using T = typename detail::Stored<Code>::type;
+  T* const out = reinterpret_cast<T*>(data);
+  const detail::ZigguratTables* tables = &detail::ziggurat_tables();
+  parallel_for(numel, threads, [out, rule, tables](std::size_t begin, std::size_t end) {
+    // Local copies: the rule then lives in registers instead of being reloaded through
+    // references on every element.
+    const FillRule r = rule;
+    const detail::ZigguratTables& t = *tables;
+    for (std::size_t i = begin; i < end; ++i) out[i] = detail::generate_element<Code>(r, t, i);
   });
 }
 
-template <class Make>
-void fill_fp4(HostTensor& t, unsigned threads, const Make& make) {
-  std::span<std::byte> bytes = t.bytes();
-  parallel_for(t.numel(), threads, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; i += 2) {
-      const std::uint8_t lo = make(i);
-      const std::uint8_t hi = i + 1 < end ? make(i + 1) : 0;
-      bytes[i / 2] = static_cast<std::byte>((lo & 0x0Fu) | ((hi & 0x0Fu) << 4));
-    }
+void fill_fp4(std::byte* data, std::size_t numel, const FillRule& rule, unsigned threads) {
+  const detail::ZigguratTables* tables = &detail::ziggurat_tables();
+  const std::size_t pairs = (numel + 1) / 2;
+  parallel_for(pairs, threads, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t j = begin; j < end; ++j)
+      data[j] = static_cast<std::byte>(detail::generate_fp4_byte(rule, *tables, j, numel));
   });
 }
 
@@ -91,100 +102,98 @@ Range dtype_range(DType t) {
   }
 }
 
-__extension__ typedef unsigned __int128 U128;  // GCC and Clang; no standard 128-bit type
-
-// Lemire's multiply-shift: maps a 64-bit word onto [0, span) with bias below span/2^64.
-std::int64_t uniform_in(std::uint64_t w, std::int64_t lo, std::uint64_t span) {
-  const auto offset = static_cast<std::uint64_t>((static_cast<U128>(w) * span) >> 64);
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + offset);
-}
-
 }  // namespace
 
-void fill_normal(HostTensor& t, std::uint64_t seed, double mean, double std, unsigned threads) {
-  const NormalStream normal(stream_key(seed, kNormalStream), stream_key(seed, kNormalRetryStream));
-  auto value = [normal, mean, std](std::size_t i) { return static_cast<float>(mean + std * normal(i)); };
-  auto clamped_z = [normal, mean, std](std::size_t i) {
-    return static_cast<float>(mean + std * std::clamp(normal(i), -2.0, 2.0));
-  };
-  switch (t.dtype()) {
-    case DType::float32:
-      return fill_typed<float>(t, threads, value);
-    case DType::float16:
-      return fill_typed<std::uint16_t>(t, threads, [value](std::size_t i) { return float_to_f16(value(i)); });
-    case DType::bfloat16:
-      return fill_typed<std::uint16_t>(t, threads,
-                                       [value](std::size_t i) { return float_to_bf16(value(i)); });
-    case DType::float8_e4m3fn:
-      return fill_typed<std::uint8_t>(
-          t, threads, [clamped_z](std::size_t i) { return float_to_e4m3fn_saturating(clamped_z(i)); });
-    case DType::float8_e5m2:
-      return fill_typed<std::uint8_t>(
-          t, threads, [clamped_z](std::size_t i) { return float_to_e5m2_saturating(clamped_z(i)); });
-    case DType::float4_e2m1:
-      return fill_fp4(t, threads,
-                      [&](std::size_t i) { return float_to_e2m1(std::clamp(value(i), -6.0f, 6.0f)); });
-    default:
-      throw Error(fmt::format("normal fill needs a float dtype, not {}", dtype_name(t.dtype())));
+FillRule normal_rule(DType dtype, std::uint64_t seed, double mean, double std) {
+  if (!dtype_is_float(dtype))
+    throw Error(fmt::format("normal fill needs a float dtype, not {}", dtype_name(dtype)));
+  FillRule r;
+  r.kind = detail::FillKind::normal;
+  r.key = stream_key(seed, kNormalStream);
+  r.retry_key = stream_key(seed, kNormalRetryStream);
+  r.mean = mean;
+  r.std = std;
+  return r;
+}
+
+FillRule uniform_int_rule(DType dtype, std::uint64_t seed, std::int64_t lo, std::int64_t hi) {
+  if (lo >= hi) throw Error(fmt::format("integer fill range [{}, {}) is empty", lo, hi));
+  if (dtype == DType::boolean) throw Error("integer fill does not apply to bool; use fill_bool");
+  const Range range = dtype_range(dtype);
+  if (dtype_is_integer(dtype) && (lo < range.lo || hi > range.hi)) {
+    throw Error(fmt::format("integer fill range [{}, {}) exceeds {}", lo, hi, dtype_name(dtype)));
   }
+  FillRule r;
+  r.kind = detail::FillKind::uniform_int;
+  r.key = stream_key(seed, kIntStream);
+  r.lo = lo;
+  r.span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+  return r;
+}
+
+FillRule bool_rule(DType dtype, std::uint64_t seed) {
+  if (dtype != DType::boolean)
+    throw Error(fmt::format("bool fill needs a bool tensor, not {}", dtype_name(dtype)));
+  FillRule r;
+  r.kind = detail::FillKind::boolean;
+  r.key = stream_key(seed, kBoolStream);
+  return r;
+}
+
+FillRule default_rule(DType dtype, std::uint64_t seed) {
+  if (dtype == DType::boolean) return bool_rule(dtype, seed);
+  if (dtype_is_float(dtype)) return normal_rule(dtype, seed);
+  const Range r = dtype_range(dtype);
+  return uniform_int_rule(dtype, seed, std::max<std::int64_t>(-128, r.lo), std::min<std::int64_t>(128, r.hi));
+}
+
+void fill_bytes(std::span<std::byte> bytes, DType dtype, std::size_t numel, const FillRule& rule,
+                unsigned threads) {
+  if (bytes.size() < dtype_storage_bytes(dtype, numel))
+    throw Error(fmt::format("fill of {} {} elements into {} bytes", numel, dtype_name(dtype), bytes.size()));
+  std::byte* const d = bytes.data();
+  switch (dtype) {
+    case DType::float32:
+      return fill_typed<code::float32>(d, numel, rule, threads);
+    case DType::float16:
+      return fill_typed<code::float16>(d, numel, rule, threads);
+    case DType::bfloat16:
+      return fill_typed<code::bfloat16>(d, numel, rule, threads);
+    case DType::float8_e4m3fn:
+      return fill_typed<code::float8_e4m3fn>(d, numel, rule, threads);
+    case DType::float8_e5m2:
+      return fill_typed<code::float8_e5m2>(d, numel, rule, threads);
+    case DType::float4_e2m1:
+      return fill_fp4(d, numel, rule, threads);
+    case DType::int64:
+      return fill_typed<code::int64>(d, numel, rule, threads);
+    case DType::int32:
+      return fill_typed<code::int32>(d, numel, rule, threads);
+    case DType::int16:
+      return fill_typed<code::int16>(d, numel, rule, threads);
+    case DType::int8:
+      return fill_typed<code::int8>(d, numel, rule, threads);
+    case DType::uint8:
+      return fill_typed<code::uint8>(d, numel, rule, threads);
+    case DType::boolean:
+      return fill_typed<code::boolean>(d, numel, rule, threads);
+  }
+}
+
+void fill_normal(HostTensor& t, std::uint64_t seed, double mean, double std, unsigned threads) {
+  fill_bytes(t.bytes(), t.dtype(), t.numel(), normal_rule(t.dtype(), seed, mean, std), threads);
 }
 
 void fill_uniform_int(HostTensor& t, std::uint64_t seed, std::int64_t lo, std::int64_t hi, unsigned threads) {
-  if (lo >= hi) throw Error(fmt::format("integer fill range [{}, {}) is empty", lo, hi));
-  if (t.dtype() == DType::boolean) throw Error("integer fill does not apply to bool; use fill_bool");
-  const Range r = dtype_range(t.dtype());
-  if (dtype_is_integer(t.dtype()) && (lo < r.lo || hi > r.hi)) {
-    throw Error(fmt::format("integer fill range [{}, {}) exceeds {}", lo, hi, dtype_name(t.dtype())));
-  }
-  const std::uint64_t key = stream_key(seed, kIntStream);
-  const std::uint64_t span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
-  auto value = [=](std::size_t i) { return uniform_in(random_word(key, i), lo, span); };
-  switch (t.dtype()) {
-    case DType::int64:
-      return fill_typed<std::int64_t>(t, threads, value);
-    case DType::int32:
-      return fill_typed<std::int32_t>(t, threads,
-                                      [&](std::size_t i) { return static_cast<std::int32_t>(value(i)); });
-    case DType::int16:
-      return fill_typed<std::int16_t>(t, threads,
-                                      [&](std::size_t i) { return static_cast<std::int16_t>(value(i)); });
-    case DType::int8:
-      return fill_typed<std::int8_t>(t, threads,
-                                     [&](std::size_t i) { return static_cast<std::int8_t>(value(i)); });
-    case DType::uint8:
-      return fill_typed<std::uint8_t>(t, threads,
-                                      [&](std::size_t i) { return static_cast<std::uint8_t>(value(i)); });
-    default: {
-      // Float dtypes: slow path through the generic writer is fine, integer-valued float
-      // inputs are small (masks, positions) and rare.
-      std::span<std::byte> bytes = t.bytes();
-      const DType d = t.dtype();
-      if (d == DType::float4_e2m1) {
-        return fill_fp4(t, threads,
-                        [&](std::size_t i) { return float_to_e2m1(static_cast<float>(value(i))); });
-      }
-      parallel_for(t.numel(), threads, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i) write_element(d, bytes, i, static_cast<double>(value(i)));
-      });
-      return;
-    }
-  }
+  fill_bytes(t.bytes(), t.dtype(), t.numel(), uniform_int_rule(t.dtype(), seed, lo, hi), threads);
 }
 
 void fill_bool(HostTensor& t, std::uint64_t seed, unsigned threads) {
-  if (t.dtype() != DType::boolean)
-    throw Error(fmt::format("bool fill needs a bool tensor, not {}", dtype_name(t.dtype())));
-  const std::uint64_t key = stream_key(seed, kBoolStream);
-  fill_typed<std::uint8_t>(
-      t, threads, [=](std::size_t i) { return static_cast<std::uint8_t>(random_word(key, i) >> 63); });
+  fill_bytes(t.bytes(), t.dtype(), t.numel(), bool_rule(t.dtype(), seed), threads);
 }
 
 void fill_random(HostTensor& t, std::uint64_t seed, unsigned threads) {
-  const DType d = t.dtype();
-  if (d == DType::boolean) return fill_bool(t, seed, threads);
-  if (dtype_is_float(d)) return fill_normal(t, seed, 0.0, 1.0, threads);
-  const Range r = dtype_range(d);
-  fill_uniform_int(t, seed, std::max<std::int64_t>(-128, r.lo), std::min<std::int64_t>(128, r.hi), threads);
+  fill_bytes(t.bytes(), t.dtype(), t.numel(), default_rule(t.dtype(), seed), threads);
 }
 
 }  // namespace kh

@@ -66,7 +66,9 @@ TEST_F(CpuEndToEnd, WrongSolutionIsIncorrectNumerical) {
 }
 
 TEST_F(CpuEndToEnd, SegfaultIsRuntimeErrorAndTheRestStillRun) {
-  SolutionEvaluation e = run("segfault.cpp");
+  EvalOptions o = options("segfault.cpp");
+  o.max_consecutive_failures = 0;  // every workload runs (consecutive_failures_test has the default)
+  SolutionEvaluation e = run("segfault.cpp", o);
   expect_all(e, EvalStatus::runtime_error, "signal 11");
   EXPECT_EQ(e.workloads.size(), 5u);
   EXPECT_GE(e.workloads.back().worker_restarts, 1u);

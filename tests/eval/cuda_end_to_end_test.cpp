@@ -119,7 +119,9 @@ TEST_F(CudaEndToEnd, WrongSolutionIsIncorrectNumerical) {
 }
 
 TEST_F(CudaEndToEnd, IllegalAddressIsRuntimeErrorAndTheRestStillRun) {
-  SolutionEvaluation e = run("illegal_address.cu");
+  EvalOptions o = options("illegal_address.cu");
+  o.max_consecutive_failures = 0;  // every workload runs (consecutive_failures_test has the default)
+  SolutionEvaluation e = run("illegal_address.cu", o);
   expect_all(e, EvalStatus::runtime_error, "cudaErrorIllegalAddress");
   EXPECT_EQ(e.workloads.size(), 5u);
   for (const WorkloadResult& w : e.workloads) {

@@ -25,11 +25,11 @@ constexpr char kDefinition[] = R"({
 class RecordingInputs final : public StructuredInputs {
  public:
   mutable std::vector<std::vector<float>> seen;
-  void generate(const Definition& /*definition*/, const AxisValues& /*axes*/, std::uint64_t /*seed*/,
-                std::vector<HostTensor>& inputs, const std::vector<bool>& random) const override {
+  void generate(const InputRequest& /*request*/, GenerationSite& /*site*/,
+                std::vector<InputSlot>& inputs) const override {
     seen.clear();
-    for (const HostTensor& t : inputs) seen.emplace_back(t.as<float>().begin(), t.as<float>().end());
-    if (random[1]) std::ranges::fill(inputs[1].as<float>(), 7.0f);
+    for (const InputSlot& s : inputs) seen.emplace_back(s.as<float>(), s.as<float>() + s.numel);
+    if (inputs[1].random) std::fill(inputs[1].as<float>(), inputs[1].as<float>() + inputs[1].numel, 7.0f);
   }
   [[nodiscard]] bool replaces(std::string_view input) const override { return input == "replaced"; }
 };

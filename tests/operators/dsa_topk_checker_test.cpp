@@ -8,7 +8,7 @@
 #include <set>
 
 #include "dsa_topk_fixture.h"
-#include "eval/check/indexer_scores.h"
+#include "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64/harness/indexer_scores.h"
 
 namespace kh::dsa_topk_test {
 namespace {

@@ -11,7 +11,7 @@
 #include <set>
 
 #include "dsa_topk_fixture.h"
-#include "eval/inputs/dsa_topk_inputs.h"
+#include "dsa_topk_indexer_fp8_h64_d128_topk2048_ps64/harness/dsa_topk_inputs.h"
 #include "eval/speed_of_light.h"
 
 namespace kh::dsa_topk_test {
@@ -315,7 +315,8 @@ TEST(DsaTopkInputs, MeanTokensMatchTheSpeedOfLightModel) {
     double sum = 0;
     const int sets = 2000;
     for (int seed = 0; seed < sets; ++seed) {
-      generator->generate(op.definition, axes, static_cast<std::uint64_t>(seed), in, only_lengths);
+      generate_structured_on_host(*generator, op.definition, axes, static_cast<std::uint64_t>(seed), in,
+                                  only_lengths);
       for (std::int32_t n : in[kSeqLens].as<std::int32_t>()) sum += n;
     }
     const double model = evaluate_work(*op.speed_of_light, axes).flops / (64.0 * (2 * 128 + 2));

@@ -2,7 +2,7 @@
 // parameters, a small state, valid cu_seqlens (empty sequences only when there are
 // more sequences than tokens), determinism in the seed, and a state that stays bounded
 // over a long sequence (where unnormalised keys make it explode).
-#include "eval/inputs/gdn_inputs.h"
+#include "gdn_decode_qk4_v8_d128_k_last/harness/gdn_inputs.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The MoE input generator: valid, deterministic data; routing that reaches the local
 // experts at the rate the speed-of-light model assumes; non-zero outputs for the CI
 // workloads; zero weights only for experts that no token uses.
-#include "eval/inputs/moe_inputs.h"
+#include "moe_fp8_block_scale_ds_routing_topk8_ng8_kg4_e32_h7168_i2048/harness/moe_inputs.h"
 
 #include <gtest/gtest.h>
 
@@ -33,7 +33,8 @@ std::vector<HostTensor> routed_small_problem(std::int64_t tokens, int offset, st
   std::vector<bool> random(in.size(), false);
   random[kBias] = true;
   const Workload w = workload(tokens, offset);
-  make_moe_inputs()->generate(entry().definition, resolve_axes(entry().definition, w), seed, in, random);
+  generate_structured_on_host(*make_moe_inputs(), entry().definition, resolve_axes(entry().definition, w),
+                              seed, in, random);
   return in;
 }
 

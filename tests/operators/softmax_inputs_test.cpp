@@ -1,7 +1,7 @@
 // The softmax_h4096 input generator: rows of logits at offsets where exp overflows or
 // underflows float32 unless the row max is subtracted, deterministic in the seed, and
 // leaving data that is not "random" alone.
-#include "eval/inputs/softmax_inputs.h"
+#include "softmax_h4096/harness/softmax_inputs.h"
 
 #include <gtest/gtest.h>
 
@@ -103,14 +103,16 @@ TEST(SoftmaxInputs, LeavesInputsThatAreNotRandomAlone) {
   std::vector<HostTensor> inputs;
   inputs.emplace_back(DType::float32, std::vector<std::int64_t>{2, kCols});
   for (float& v : inputs[0].as<float>()) v = 0.5f;
-  make_softmax_inputs()->generate(softmax_op().definition, {}, 7, inputs, {false});
+  generate_structured_on_host(*make_softmax_inputs(), softmax_op().definition, {}, 7, inputs, {false});
   for (float v : inputs[0].as<float>()) ASSERT_EQ(v, 0.5f);
 }
 
 TEST(SoftmaxInputs, RefusesAnInputItCannotShape) {
   std::vector<HostTensor> inputs;
   inputs.emplace_back(DType::bfloat16, std::vector<std::int64_t>{2, kCols});
-  EXPECT_THROW(make_softmax_inputs()->generate(softmax_op().definition, {}, 7, inputs, {true}), Error);
+  EXPECT_THROW(
+      generate_structured_on_host(*make_softmax_inputs(), softmax_op().definition, {}, 7, inputs, {true}),
+      Error);
 }
 
 }  // namespace

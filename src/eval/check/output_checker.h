@@ -1,9 +1,9 @@
 // OutputChecker: decides whether a candidate's outputs match the reference's.
 //
 // The generic rule (default_checker.cpp) suits most operators. Operators whose
-// outputs are not comparable element by element (top-k indices, low-bit MoE) bring
-// their own checker, registered by name; adding one is one file and one line in
-// make_output_checker.
+// outputs are not comparable element by element (top-k indices) bring their own
+// checker, next to the operator (operators/<definition>/harness/), registered by the
+// name operator.json gives as "checker".
 #pragma once
 
 #include <functional>
@@ -45,7 +45,12 @@ class OutputChecker {
   [[nodiscard]] virtual CheckVerdict check(const CheckContext& context) const = 0;
 };
 
-// "default" and the per-operator checkers. kh::Error naming the checker when unknown.
+using CheckerFactory = std::function<std::unique_ptr<OutputChecker>()>;
+
+// Registers a checker by name; later registrations win.
+void register_output_checker(std::string name, CheckerFactory make);
+
+// "default" and the registered checkers. kh::Error naming the checker when unknown.
 [[nodiscard]] std::unique_ptr<OutputChecker> make_output_checker(std::string_view name);
 
 }  // namespace kh
