@@ -8,6 +8,7 @@
 #include "build/toolchain.h"
 #include "error/error.h"
 #include "eval/device_peaks_json.h"
+#include "eval/kernel.h"
 #include "eval/measurement_client.h"
 #include "eval/solution_build.h"
 #include "eval/workload_evaluation.h"
@@ -140,8 +141,7 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
                             build_failure_log(result.reference_build)));
   }
   attach_peaks(target, options, reference, result);
-  reference.load(result.reference_build.library.string(),
-                 signature_text(kernel_signature(target.definition, target.reference.spec.entry_function())));
+  reference.load(load_request(target.reference, target.definition, result.reference_build));
 
   std::size_t done = 0;
   auto report = [&](const WorkloadResult& w) {
@@ -151,33 +151,30 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
           {++done, target.workloads.size(), w.workload.uuid, std::string(status_name(w.status))});
     }
   };
-  if (result.candidate_build.status != BuildResult::Status::ok) {
+  // A candidate that never gets to run has the same status on every workload.
+  auto fail_all = [&](EvalStatus status, const std::string& log) {
     for (const Workload& w : target.workloads) {
       WorkloadResult r;
       r.workload = w;
-      r.status = EvalStatus::compile_error;
-      r.log = build_failure_log(result.candidate_build);
+      r.status = status;
+      r.log = log;
       report(r);
       result.workloads.push_back(std::move(r));
     }
     return result;
+  };
+  if (result.candidate_build.status != BuildResult::Status::ok) {
+    return fail_all(EvalStatus::compile_error, build_failure_log(result.candidate_build));
   }
   MeasurementClient candidate(worker_config(options, work_dir, "candidate"));
   try {
-    candidate.load(
-        result.candidate_build.library.string(),
-        signature_text(kernel_signature(target.definition, target.candidate.spec.entry_function())));
+    candidate.load(load_request(target.candidate, target.definition, result.candidate_build));
+  } catch (const KernelRejected& e) {
+    // A Python solution that does not import: found by the worker, before any call.
+    return fail_all(EvalStatus::compile_error, std::string("compile error: ") + e.what());
   } catch (const Error& e) {
     // Loading runs the candidate's global constructors, which may crash or hang.
-    for (const Workload& w : target.workloads) {
-      WorkloadResult r;
-      r.workload = w;
-      r.status = EvalStatus::runtime_error;
-      r.log = e.what();
-      report(r);
-      result.workloads.push_back(std::move(r));
-    }
-    return result;
+    return fail_all(EvalStatus::runtime_error, e.what());
   }
 
   const std::unique_ptr<OutputChecker> checker = make_output_checker(target.checker);

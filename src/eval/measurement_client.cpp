@@ -5,6 +5,7 @@
 #include "error/error.h"
 #include "eval/device_peaks_json.h"
 #include "eval/input_generator.h"
+#include "eval/kernel.h"
 #include "eval/measurement_protocol.h"
 #include "eval/worker_payload.h"
 #include "trace/json_io.h"
@@ -53,10 +54,13 @@ MeasurementClient::MeasurementClient(WorkerConfig config)
   start();
 }
 
-void MeasurementClient::load(std::string library, std::string signature) {
-  library_ = std::move(library);
-  signature_ = std::move(signature);
+void MeasurementClient::load(nlohmann::ordered_json request) {
+  load_request_ = std::move(request);
   start();
+}
+
+void MeasurementClient::load(const std::string& library, const std::string& signature) {
+  load({{"library", library}, {"signature", signature}});
 }
 
 void MeasurementClient::start() {
@@ -66,10 +70,14 @@ void MeasurementClient::start() {
         fmt::format("measurement worker ({} backend) did not start: {}", config_.backend, f->message));
   }
   device_ = reply.header.value("device", nlohmann::ordered_json::object());
-  if (library_.empty()) return;
-  if (auto f = raw_request(measurement::kLoad, {{"library", library_}, {"signature", signature_}},
-                           std::chrono::seconds(120), reply)) {
-    throw Error(Location{library_, 0, ""}, "cannot load the built library: " + f->message);
+  if (load_request_.is_null()) return;
+  const std::string library = load_request_.value("library", std::string());
+  // A Python solution imports torch (and Triton) on load: seconds, not milliseconds.
+  if (auto f = raw_request(measurement::kLoad, load_request_, std::chrono::seconds(300), reply)) {
+    throw Error(Location{library, 0, ""}, "cannot load the built solution: " + f->message);
+  }
+  if (reply.header.contains("rejected")) {
+    throw KernelRejected(Location{library, 0, ""}, reply.header.at("rejected").get<std::string>());
   }
 }
 
@@ -123,7 +131,11 @@ std::optional<CallFailure> MeasurementClient::measure(std::string_view kind, nlo
   const auto& h = reply.header;
   if (!h.contains("error")) return std::nullopt;
   CallFailure f{CallFailure::Kind::candidate_error, h.at("error").get<std::string>(),
-                h.value("sticky", false)};
+                h.value("sticky", false), std::nullopt};
+  if (h.contains("error_status")) {
+    const auto status = parse_status(h.at("error_status").get<std::string>());
+    if (status && (*status == EvalStatus::incorrect_shape || *status == EvalStatus::incorrect_dtype)) f.status = status;
+  }
   if (f.sticky) recover();
   return f;
 }

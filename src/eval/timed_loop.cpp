@@ -59,10 +59,10 @@ OutputSlots make_slots(Backend& backend, const std::vector<HostTensor>& template
 
 class Loop {
  public:
-  Loop(Backend& backend, const KernelLibrary& library, std::vector<std::vector<DeviceTensor>>& sets,
+  Loop(Backend& backend, const Kernel& kernel, std::vector<std::vector<DeviceTensor>>& sets,
        const std::vector<HostTensor>& templates, const TimedLoopConfig& config)
       : backend_(backend),
-        library_(library),
+        kernel_(kernel),
         sets_(sets),
         templates_(templates),
         config_(config),
@@ -101,17 +101,19 @@ class Loop {
     backend_.poison_then_flush(regions, config_.poison);
     lap(t, ph.flush_ms);
     std::vector<kh_arg> args = make_args(sets_[set], slots_.slots[slot]);
+    const std::unique_ptr<PreparedCall> prepared = kernel_.prepare(args, backend_.stream());
     if (primary) primary->start();
     if (secondary) secondary->start();
-    std::string error = library_.call(args, backend_.stream());
+    const CallResult outcome = prepared->run();
     if (secondary) secondary->stop();
     if (primary) primary->stop();
     if (!primary) backend_.synchronize();
     lap(t, primary ? ph.timed_ms : ph.warmup_ms);
     slots_.last_iteration[slot] = iteration;
     slots_.last_set[slot] = set;
-    if (!error.empty()) {
-      result_.error = "iteration " + std::to_string(iteration) + ": " + error;
+    if (!outcome.ok()) {
+      result_.error = "iteration " + std::to_string(iteration) + ": " + outcome.message;
+      result_.error_status = outcome.status;
       return false;
     }
     return true;
@@ -200,7 +202,7 @@ class Loop {
   }
 
   Backend& backend_;
-  const KernelLibrary& library_;
+  const Kernel& kernel_;
   std::vector<std::vector<DeviceTensor>>& sets_;
   const std::vector<HostTensor>& templates_;
   const TimedLoopConfig& config_;
@@ -211,12 +213,12 @@ class Loop {
 
 }  // namespace
 
-TimedLoopResult run_timed_loop(Backend& backend, const KernelLibrary& library,
+TimedLoopResult run_timed_loop(Backend& backend, const Kernel& kernel,
                                std::vector<std::vector<DeviceTensor>>& input_sets,
                                const std::vector<HostTensor>& output_templates,
                                const TimedLoopConfig& config) {
   if (input_sets.empty()) throw Error("timed loop needs at least one input set");
-  Loop loop(backend, library, input_sets, output_templates, config);
+  Loop loop(backend, kernel, input_sets, output_templates, config);
   return loop.run();
 }
 

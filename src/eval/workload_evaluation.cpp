@@ -69,7 +69,7 @@ void WorkloadEvaluation::fail_call(const CallFailure& f, const std::string& when
       fail(EvalStatus::runtime_error, fmt::format("{}: worker {}", when, f.message));
       return;
     case CallFailure::Kind::candidate_error:
-      fail(EvalStatus::runtime_error, fmt::format("{}: {}{}", when, f.message,
+      fail(f.status.value_or(EvalStatus::runtime_error), fmt::format("{}: {}{}", when, f.message,
                                                   f.sticky ? " (sticky device error; worker replaced)" : ""));
       return;
     case CallFailure::Kind::harness_error:
