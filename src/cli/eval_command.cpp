@@ -178,8 +178,8 @@ int run_eval(const EvalArgs& a) {
   EvalOptions options = make_options(a, backend, op);
   if (store) archive::pin_seed(options);  // so that `kharness rerun` can repeat it exactly
   if (!a.json) options.on_progress = progress_line;
-  fmt::print(stderr, "kharness eval: {} on {} workload(s), {} backend, reference {}, {}\n", target.candidate.name,
-             target.workloads.size(), backend, target.reference.name,
+  fmt::print(stderr, "kharness eval: {} on {} workload(s), {} backend, reference {}, {}\n",
+             target.candidate.name, target.workloads.size(), backend, target.reference.name,
              options.time_candidate ? fmt::format("{} protocol", protocol_name(options.protocol))
                                     : std::string("correctness only (no timing)"));
   std::ofstream out;

@@ -10,6 +10,7 @@
 #include "eval/device_peaks_json.h"
 #include "eval/kernel.h"
 #include "eval/measurement_client.h"
+#include "eval/python/python_solution.h"
 #include "eval/solution_build.h"
 #include "eval/workload_evaluation.h"
 #include "eval/workload_shapes.h"
@@ -181,7 +182,9 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
   SeedStream seeds(options.seed);
   const double nominal = candidate.device().value("nominal_sm_clock_mhz", 0.0);
   for (const Workload& w : target.workloads) {
-    WorkloadContext ctx{target.definition, w, target.root, *checker, target.tolerance, options, nominal};
+    WorkloadContext ctx{
+        target.definition, w,       target.root, *checker,
+        target.tolerance,  options, nominal,     is_python_language(target.candidate.spec.language)};
     WorkloadResult r = WorkloadEvaluation(ctx, candidate, reference, seeds).run();
     apply_speed_of_light(target, result, r);
     report(r);

@@ -37,7 +37,8 @@ std::unique_ptr<Kernel> load_kernel(const nlohmann::ordered_json& request, Backe
   for (const Runtime& r : kRuntimes) {
     if (r.name == runtime) return r.load(request, backend);
   }
-  throw Error(Location{"", 0, "runtime"}, fmt::format("unknown solution runtime '{}' (known: native, python)", runtime));
+  throw Error(Location{"", 0, "runtime"},
+              fmt::format("unknown solution runtime '{}' (known: native, python)", runtime));
 }
 
 }  // namespace kh

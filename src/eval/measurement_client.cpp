@@ -89,18 +89,21 @@ std::optional<CallFailure> MeasurementClient::raw_request(std::string_view kind,
     case CallOutcome::Kind::reply:
       if (outcome.reply->kind() == "error") {
         return CallFailure{CallFailure::Kind::harness_error,
-                           outcome.reply->header.value("message", std::string("worker error")), false};
+                           outcome.reply->header.value("message", std::string("worker error")),
+                           false,
+                           {}};
       }
       reply = std::move(*outcome.reply);
       return std::nullopt;
     case CallOutcome::Kind::timeout:
-      return CallFailure{CallFailure::Kind::timeout, outcome.describe(), false};
+      return CallFailure{CallFailure::Kind::timeout, outcome.describe(), false, {}};
     case CallOutcome::Kind::crashed:
-      return CallFailure{CallFailure::Kind::crashed, outcome.describe() + "\n" + outcome.stderr_tail, false};
+      return CallFailure{
+          CallFailure::Kind::crashed, outcome.describe() + "\n" + outcome.stderr_tail, false, {}};
     case CallOutcome::Kind::protocol_violation:
-      return CallFailure{CallFailure::Kind::protocol_violation, outcome.describe(), false};
+      return CallFailure{CallFailure::Kind::protocol_violation, outcome.describe(), false, {}};
   }
-  return CallFailure{CallFailure::Kind::harness_error, "unknown call outcome", false};
+  return CallFailure{CallFailure::Kind::harness_error, "unknown call outcome", false, {}};
 }
 
 void MeasurementClient::recover() {
@@ -118,7 +121,8 @@ void MeasurementClient::recover() {
 std::optional<CallFailure> MeasurementClient::request(std::string_view kind, nlohmann::ordered_json fields,
                                                       std::chrono::milliseconds timeout, Message& reply) {
   if (!broken_.empty()) {
-    return CallFailure{CallFailure::Kind::crashed, "the worker could not be restarted: " + broken_, false};
+    return CallFailure{
+        CallFailure::Kind::crashed, "the worker could not be restarted: " + broken_, false, {}};
   }
   auto failure = raw_request(kind, std::move(fields), timeout, reply);
   if (failure && failure->kind != CallFailure::Kind::harness_error) recover();
@@ -134,7 +138,8 @@ std::optional<CallFailure> MeasurementClient::measure(std::string_view kind, nlo
                 h.value("sticky", false), std::nullopt};
   if (h.contains("error_status")) {
     const auto status = parse_status(h.at("error_status").get<std::string>());
-    if (status && (*status == EvalStatus::incorrect_shape || *status == EvalStatus::incorrect_dtype)) f.status = status;
+    if (status && (*status == EvalStatus::incorrect_shape || *status == EvalStatus::incorrect_dtype))
+      f.status = status;
   }
   if (f.sticky) recover();
   return f;

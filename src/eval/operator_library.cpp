@@ -156,9 +156,10 @@ const OperatorEntry* OperatorLibrary::find(std::string_view definition) const {
 Solution OperatorLibrary::reference(std::string_view definition, std::string_view backend) const {
   const OperatorEntry* e = find(definition);
   if (e == nullptr) {
-    throw Error(Location{"", 0, "definition"},
-                fmt::format("kharness has no native reference for definition '{}' (no operators/{}/operator.json)",
-                            definition, definition));
+    throw Error(
+        Location{"", 0, "definition"},
+        fmt::format("kharness has no native reference for definition '{}' (no operators/{}/operator.json)",
+                    definition, definition));
   }
   const std::string language = backend == "cuda" ? "cuda" : "cpp";
   const std::string* entry = find_entry(e->references, language);

@@ -36,8 +36,9 @@ std::string language_for(const std::string& backend) { return backend == "cuda" 
 BuildResult stage_python(const Solution& s, const Definition& definition, const BuildSettings& settings,
                          const BuildCache& cache) {
   if (s.spec.language == "triton" && settings.backend != "cuda") {
-    throw Error(Location{"", 0, "spec.language"},
-                fmt::format("a Triton solution needs a GPU: run it on the cuda backend, not {}", settings.backend));
+    throw Error(
+        Location{"", 0, "spec.language"},
+        fmt::format("a Triton solution needs a GPU: run it on the cuda backend, not {}", settings.backend));
   }
   return stage_python_solution(s, definition, cache.dir());
 }
@@ -76,9 +77,10 @@ KernelSignature kernel_signature(const Definition& definition, const std::string
 BuildRequest build_request(const Solution& s, const Definition& definition, const BuildSettings& settings) {
   const std::string wanted = language_for(settings.backend);
   if (s.spec.language != wanted) {
-    throw Error(Location{"", 0, "spec.language"},
-                fmt::format("language '{}' cannot run on the {} backend, which takes '{}', 'python'{} solutions",
-                            s.spec.language, settings.backend, wanted, wanted == "cuda" ? " and 'triton'" : ""));
+    throw Error(
+        Location{"", 0, "spec.language"},
+        fmt::format("language '{}' cannot run on the {} backend, which takes '{}', 'python'{} solutions",
+                    s.spec.language, settings.backend, wanted, wanted == "cuda" ? " and 'triton'" : ""));
   }
   if (!s.spec.uses_destination_passing()) {
     throw Error(

@@ -104,7 +104,9 @@ class Loop {
     const std::unique_ptr<PreparedCall> prepared = kernel_.prepare(args, backend_.stream());
     if (primary) primary->start();
     if (secondary) secondary->start();
+    const auto call_begin = Clock::now();
     const CallResult outcome = prepared->run();
+    call_ms_.push_back(std::chrono::duration<double, std::milli>(Clock::now() - call_begin).count());
     if (secondary) secondary->stop();
     if (primary) primary->stop();
     if (!primary) backend_.synchronize();
@@ -144,6 +146,8 @@ class Loop {
   }
 
   void append_samples(TimerPair& timers, const std::vector<int>& sets, const std::vector<double>& clocks) {
+    // The batch's calls are the last sets.size() of those timed so far.
+    const std::size_t first_call = call_ms_.size() - std::min(call_ms_.size(), sets.size());
     std::vector<IterationSample> primary = timers.primary->finish();
     std::vector<IterationSample> secondary;
     if (timers.secondary) secondary = timers.secondary->finish();
@@ -154,6 +158,7 @@ class Loop {
       s.activities = primary[i].activities;
       s.valid = primary[i].valid;
       s.event_ms = i < secondary.size() ? secondary[i].span_ms : -1;
+      s.call_ms = first_call + i < call_ms_.size() ? call_ms_[first_call + i] : -1;
       s.clock_mhz = clocks[i];
       s.input_set = sets[i];
       result_.samples.push_back(s);
@@ -208,6 +213,7 @@ class Loop {
   const TimedLoopConfig& config_;
   OutputSlots slots_;
   TimedLoopResult result_;
+  std::vector<double> call_ms_;  // host time of each call, warm-ups included
   int next_ = 0;
 };
 

@@ -33,6 +33,7 @@ struct TimedLoopConfig {
 struct TimedSample {
   double ms = 0;         // primary timer
   double event_ms = -1;  // secondary (CUDA event) timer, -1 where there is none
+  double call_ms = -1;   // host time of the call itself (no synchronisation), -1 where unmeasured
   int activities = 0;
   bool valid = true;
   double clock_mhz = 0;  // SM clock after the iteration, 0 when unreadable

@@ -34,6 +34,9 @@ struct WorkloadContext {
   Tolerance tolerance;
   const EvalOptions& options;
   double nominal_clock_mhz = 0;  // from the candidate's device report
+  // The candidate runs in the embedded Python interpreter: the host time of its own
+  // calls (interpreter dispatch before its first kernel) may show in the CUDA events.
+  bool interpreted = false;
 };
 
 class WorkloadEvaluation {
@@ -46,6 +49,7 @@ class WorkloadEvaluation {
   bool check_correctness();
   bool measure(MeasurementClient& who, bool is_candidate, std::optional<LatencyMeasurement>& out);
   bool verify_timed_run(const TimeResult& r, const std::vector<std::uint64_t>& seeds);
+  [[nodiscard]] bool host_time_explains(const TimedSample& s) const;
   bool verify_inputs_untouched(const std::vector<std::string>& before, const std::vector<std::string>& after,
                                const std::string& when);
   [[nodiscard]] const CheckResult* reference_outputs(std::uint64_t seed);

@@ -13,7 +13,8 @@ template <class Fn>
 void bind(void* handle, const std::string& library, const char* name, Fn& slot) {
   void* symbol = dlsym(handle, name);
   if (symbol == nullptr) {
-    throw Error(Location{library, 0, name}, "this libpython lacks a function kharness calls (not CPython 3?)");
+    throw Error(Location{library, 0, name},
+                "this libpython lacks a function kharness calls (not CPython 3?)");
   }
   slot = reinterpret_cast<Fn>(symbol);
 }

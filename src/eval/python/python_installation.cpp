@@ -45,11 +45,12 @@ PythonInstallation discover_python() {
                 "no python3 on PATH: Python and Triton solutions (and PyTorch references) need a Python 3 "
                 "with torch; install one or set KHARNESS_PYTHON to its interpreter");
   }
-  const detail::ProcessOutcome run = detail::run_process({exe->string(), "-c", kDescribe},
-                                                         std::filesystem::current_path(), std::chrono::seconds(60));
+  const detail::ProcessOutcome run = detail::run_process(
+      {exe->string(), "-c", kDescribe}, std::filesystem::current_path(), std::chrono::seconds(60));
   if (run.exit_code != 0 || run.timed_out) {
-    throw Error(Location{exe->string(), 0, ""},
-                fmt::format("cannot ask this Python where it lives (exit {}): {}", run.exit_code, run.output));
+    throw Error(
+        Location{exe->string(), 0, ""},
+        fmt::format("cannot ask this Python where it lives (exit {}): {}", run.exit_code, run.output));
   }
   nlohmann::json d;
   try {

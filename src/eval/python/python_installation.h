@@ -15,12 +15,12 @@
 namespace kh::python {
 
 struct PythonInstallation {
-  std::filesystem::path executable;   // as found (a venv's python, not its base)
-  std::string version;                // "3.11"
-  bool shared = false;                // built with --enable-shared (has a libpython to load)
+  std::filesystem::path executable;    // as found (a venv's python, not its base)
+  std::string version;                 // "3.11"
+  bool shared = false;                 // built with --enable-shared (has a libpython to load)
   std::vector<std::string> libraries;  // libpython candidates: paths first, then bare names
-  std::string home;                   // PYTHONHOME for the embedded interpreter: "prefix[:exec_prefix]"
-  std::string settings_json;          // what the driver's configure() takes: path, site dirs, prefixes
+  std::string home;                    // PYTHONHOME for the embedded interpreter: "prefix[:exec_prefix]"
+  std::string settings_json;           // what the driver's configure() takes: path, site dirs, prefixes
 };
 
 // Finds and asks the interpreter. Throws kh::Error saying what to install or set when

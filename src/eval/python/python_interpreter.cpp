@@ -61,8 +61,9 @@ Interpreter::Interpreter() {
   const auto [handle, library] = open_libpython(install);
   api_ = resolve_api(handle, library);
   if (!same_version(api_.Py_GetVersion(), install.version)) {
-    throw Error(Location{library, 0, ""}, fmt::format("is Python {}, but {} is Python {}", api_.Py_GetVersion(),
-                                                      install.executable.string(), install.version));
+    throw Error(Location{library, 0, ""},
+                fmt::format("is Python {}, but {} is Python {}", api_.Py_GetVersion(),
+                            install.executable.string(), install.version));
   }
   if (api_.Py_IsInitialized() == 0) {
     // The standard library of the installation the interpreter came from; its packages

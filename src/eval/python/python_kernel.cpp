@@ -116,12 +116,16 @@ std::unique_ptr<PythonKernel> PythonKernel::open(const PythonLoad& load, Backend
     dtypes.push_back(p.dtype);
   }
   const bool cuda = backend.info().backend == "cuda";
-  const nlohmann::json spec = {{"root", load.root.string()},       {"package", load.package},
-                               {"module", load.module},            {"function", load.function},
+  const nlohmann::json spec = {{"root", load.root.string()},
+                               {"package", load.package},
+                               {"module", load.module},
+                               {"function", load.function},
                                {"destination_passing", load.destination_passing},
-                               {"params", params},                 {"device_type", cuda ? "cuda" : "cpu"},
+                               {"params", params},
+                               {"device_type", cuda ? "cuda" : "cpu"},
                                {"device_index", backend.device_ordinal()}};
-  Ref solution = call_method(api, python.driver(), "open_solution", {api.PyUnicode_FromString(spec.dump().c_str())});
+  Ref solution =
+      call_method(api, python.driver(), "open_solution", {api.PyUnicode_FromString(spec.dump().c_str())});
   if (!solution) throw Error("the Python driver failed: " + python.take_error());
   if (std::string why = text_attribute(api, solution.get(), "unavailable"); !why.empty()) {
     throw Error(fmt::format("{}: {}", python.description(), why));
@@ -145,7 +149,8 @@ std::unique_ptr<PreparedCall> PythonKernel::prepare(const std::vector<kh_arg>& a
     const std::size_t index = static_cast<std::size_t>(args[i].index);
     if (index >= dtypes_.size()) return std::make_unique<FailedCall>("argument index out of range");
     PyObject* value = to_python(api, args[i], dtypes_[index]);
-    if (value == nullptr) return std::make_unique<FailedCall>("cannot pass argument: " + python_.take_error());
+    if (value == nullptr)
+      return std::make_unique<FailedCall>("cannot pass argument: " + python_.take_error());
     api.PyTuple_SetItem(values.get(), static_cast<std::intptr_t>(i), value);
   }
   const auto pointer = static_cast<long long>(reinterpret_cast<std::intptr_t>(stream));

@@ -36,7 +36,7 @@ class PythonKernel final : public Kernel {
       : python_(python), solution_(std::move(solution)), dtypes_(std::move(dtypes)) {}
 
   python::Interpreter& python_;
-  python::Ref solution_;  // the driver's Solution
+  python::Ref solution_;       // the driver's Solution
   std::vector<DType> dtypes_;  // per ABI parameter: the capsule carries bytes for fp8, fp4, bool
 };
 

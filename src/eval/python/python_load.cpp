@@ -23,12 +23,9 @@ nlohmann::ordered_json python_load_to_json(const PythonLoad& load) {
   for (const KernelParam& p : load.signature.params) {
     params.push_back({{"name", p.name}, {"role", role_name(p.role)}, {"dtype", dtype_name(p.dtype)}});
   }
-  return {{"runtime", "python"},
-          {"library", load.root.string()},
-          {"package", load.package},
-          {"module", load.module},
-          {"function", load.function},
-          {"destination_passing", load.destination_passing},
+  return {{"runtime", "python"},       {"library", load.root.string()},
+          {"package", load.package},   {"module", load.module},
+          {"function", load.function}, {"destination_passing", load.destination_passing},
           {"params", params}};
 }
 

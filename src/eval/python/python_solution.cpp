@@ -31,13 +31,15 @@ bool is_identifier(std::string_view name) {
 std::string module_of(const std::string& entry_file) {
   const Location where{"", 0, "spec.entry_point"};
   if (entry_file.size() <= 3 || entry_file.substr(entry_file.size() - 3) != ".py") {
-    throw Error(where, fmt::format("the entry file '{}' of a Python solution must be a .py file", entry_file));
+    throw Error(where,
+                fmt::format("the entry file '{}' of a Python solution must be a .py file", entry_file));
   }
   std::string module = entry_file.substr(0, entry_file.size() - 3);
   if (module.find('.') != std::string::npos) {
-    throw Error(where, fmt::format("the entry file '{}' has a '.' in its module path; Python cannot import it "
-                                   "by name",
-                                   entry_file));
+    throw Error(where,
+                fmt::format("the entry file '{}' has a '.' in its module path; Python cannot import it "
+                            "by name",
+                            entry_file));
   }
   for (char& c : module) c = c == '/' ? '.' : c;
   return module;
@@ -81,7 +83,8 @@ BuildResult stage_python_solution(const Solution& s, const Definition& /*definit
     has_entry = has_entry || s.sources[i].path == entry_file;
   }
   if (!has_entry) {
-    throw Error(Location{"", 0, "spec.entry_point"}, fmt::format("entry file '{}' is not among the sources", entry_file));
+    throw Error(Location{"", 0, "spec.entry_point"},
+                fmt::format("entry file '{}' is not among the sources", entry_file));
   }
   BuildResult r;
   r.key = staging_key(s);
@@ -109,7 +112,8 @@ BuildResult stage_python_solution(const Solution& s, const Definition& /*definit
 
 Solution definition_reference(const Definition& definition) {
   if (definition.reference.empty()) {
-    throw Error(Location{"", 0, "reference"}, fmt::format("definition '{}' has no reference", definition.name));
+    throw Error(Location{"", 0, "reference"},
+                fmt::format("definition '{}' has no reference", definition.name));
   }
   Solution s;
   s.name = definition.name + "_pytorch_reference";
