@@ -31,6 +31,9 @@ def configure(settings_json):
     sys.prefix = settings["prefix"]
     sys.exec_prefix = settings["exec_prefix"]
     sys.argv = [""]  # an embedded interpreter has none; some libraries read it
+    # Triton's compiled kernels go to the worker's own scratch folder (its cwd), not a
+    # cache shared with other solutions, which one solution could plant kernels in.
+    os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(os.getcwd(), "triton_cache"))
 
 
 class _Failure(Exception):

@@ -71,17 +71,23 @@ Interpreter::Interpreter() {
     ::setenv("PYTHONHOME", install.home.c_str(), 1);
     api_.Py_InitializeEx(0);  // 0: no signal handlers; SIGINT and the rest stay the worker's
   }
-  Ref code(api_, api_.Py_CompileString(kKernelDriverSource, "<kharness kernel_driver.py>", kFileInput));
+  run_driver(install.settings_json);
+  description_ = fmt::format("Python {} ({})", install.version, install.executable.string());
+  api_.PyEval_SaveThread();  // from here on, every entry takes the GIL (Gil)
+}
+
+// Runs the driver module and gives it the module path. The references die here, while
+// the GIL is still held.
+void Interpreter::run_driver(const std::string& settings_json) {
+  const Ref code(api_, api_.Py_CompileString(kKernelDriverSource, "<kharness kernel_driver.py>", kFileInput));
   if (!code) throw Error("kharness's Python driver does not compile: " + take_error());
   driver_ = api_.PyImport_ExecCodeModule("_kharness_driver", code.get());
   if (driver_ == nullptr) throw Error("kharness's Python driver does not run: " + take_error());
-  Ref configure(api_, api_.PyObject_GetAttrString(driver_, "configure"));
-  Ref args(api_, api_.PyTuple_New(1));
-  api_.PyTuple_SetItem(args.get(), 0, api_.PyUnicode_FromString(install.settings_json.c_str()));
-  Ref done(api_, configure ? api_.PyObject_CallObject(configure.get(), args.get()) : nullptr);
+  const Ref configure(api_, api_.PyObject_GetAttrString(driver_, "configure"));
+  const Ref args(api_, api_.PyTuple_New(1));
+  api_.PyTuple_SetItem(args.get(), 0, api_.PyUnicode_FromString(settings_json.c_str()));
+  const Ref done(api_, configure ? api_.PyObject_CallObject(configure.get(), args.get()) : nullptr);
   if (!done) throw Error("cannot set up the embedded Python's module path: " + take_error());
-  description_ = fmt::format("Python {} ({})", install.version, install.executable.string());
-  api_.PyEval_SaveThread();  // from here on, every entry takes the GIL (Gil)
 }
 
 std::string Interpreter::take_error() const {

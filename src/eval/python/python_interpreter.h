@@ -33,6 +33,7 @@ class Interpreter {
 
  private:
   Interpreter();
+  void run_driver(const std::string& settings_json);
 
   Api api_{};
   PyObject* driver_ = nullptr;
