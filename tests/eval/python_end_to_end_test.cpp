@@ -168,12 +168,15 @@ TEST_F(PythonEndToEnd, WorkOnAHiddenPythonThreadIsCaught) {
   }
 }
 
+// A cache only pays when inputs repeat. Whatever these do, they must never pass with the
+// latency of a cache hit (the 2 ms they spend computing must show).
 TEST_F(PythonEndToEnd, PointerCacheGetsNoFakeSpeedup) {
   for (const WorkloadResult& w : run("pointer_cache.py", true).workloads) {
     if (w.status == EvalStatus::passed) {
       EXPECT_GT(w.latency->latency_ms, 1.5) << "a cached answer was timed: " << w.workload.uuid;
-    } else {
-      EXPECT_EQ(w.status, EvalStatus::reward_hack) << w.log;
+    } else {  // a stale answer: caught in a re-check of a timed output, or in a checked call
+      EXPECT_TRUE(w.status == EvalStatus::reward_hack || w.status == EvalStatus::incorrect_numerical)
+          << status_name(w.status) << ": " << w.log;
     }
   }
 }
@@ -182,8 +185,9 @@ TEST_F(PythonEndToEnd, ContentCacheGetsNoFakeSpeedup) {
   for (const WorkloadResult& w : run("content_cache.py", true).workloads) {
     if (w.status == EvalStatus::passed) {
       EXPECT_GT(w.latency->latency_ms, 1.5) << "a cached answer was timed: " << w.workload.uuid;
-    } else {
-      EXPECT_EQ(w.status, EvalStatus::reward_hack) << w.log;
+    } else {  // a stale answer: caught in a re-check of a timed output, or in a checked call
+      EXPECT_TRUE(w.status == EvalStatus::reward_hack || w.status == EvalStatus::incorrect_numerical)
+          << status_name(w.status) << ": " << w.log;
     }
   }
 }
