@@ -10,6 +10,10 @@ packages=(
   libcpp-httplib-dev
   libcurl4-openssl-dev
   libseccomp-dev
+  # Python solutions and the definitions' PyTorch references run in the worker's embedded
+  # CPython, which needs the shared libpython (Debian 12's Python is 3.11); the venv
+  # module makes the environment torch goes into (install_torch below).
+  python3 python3-venv libpython3.11
 )
 # Headless Chromium for the dashboard's browser test (tests/report/browser_test.cpp):
 # about 82 MB to download and 350 MB installed with its ~25 libraries, so it can be
@@ -46,9 +50,34 @@ fetch_cuobjdump() {
   rm -rf "$tmp"
 }
 
+# PyTorch for the tests of Python solutions and PyTorch references on the CPU backend,
+# in a venv of its own ($KHARNESS_PYTHON_ENV, default ~/.local/share/kharness/python,
+# where the tests look for it). PyPI's Linux torch is the CUDA build: with --no-deps it
+# does not import (libtorch_cuda links cuBLAS, cuDNN, NCCL, cuFile, ... from the nvidia-*
+# wheels), so it is installed whole, about 3 GB, once per machine. Never fatal: without
+# torch those tests skip and say why. KHARNESS_NO_TORCH=1 leaves it out.
+install_torch() {
+  local env=${KHARNESS_PYTHON_ENV:-$HOME/.local/share/kharness/python}
+  if [ "${KHARNESS_NO_TORCH:-0}" = "1" ]; then
+    echo "setup: torch left out (KHARNESS_NO_TORCH=1); tests of Python solutions will skip"
+    return 0
+  fi
+  if [ -x "$env/bin/python3" ] && "$env/bin/python3" -c 'import torch' >/dev/null 2>&1; then
+    echo "setup: torch $("$env/bin/python3" -c 'import torch; print(torch.__version__)' 2>/dev/null) in $env"
+    return 0
+  fi
+  echo "setup: installing torch from PyPI into $env (about 3 GB with its CUDA libraries)"
+  if python3 -m venv "$env" && "$env/bin/python3" -m pip install --progress-bar off -q torch numpy; then
+    echo "setup: torch installed in $env"
+  else
+    echo "setup: note: could not install torch into $env; tests of Python solutions will skip"
+  fi
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#packages[@]} packages already installed"
   fetch_cuobjdump
+  install_torch
   exit 0
 fi
 
@@ -65,3 +94,4 @@ export DEBIAN_FRONTEND=noninteractive
 "${as_root[@]}" apt-get update -qq
 "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fetch_cuobjdump
+install_torch

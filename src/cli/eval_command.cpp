@@ -25,6 +25,7 @@
 #include "eval/evaluator.h"
 #include "eval/measurement_service.h"
 #include "eval/operator_library.h"
+#include "eval/python/python_solution.h"
 #include "eval/trace_record.h"
 #include "trace/json_io.h"
 #include "trace/trace_set.h"
@@ -39,6 +40,7 @@ struct EvalArgs {
   std::vector<std::string> workloads;
   std::string protocol = "official";
   std::string backend = "auto";
+  std::string reference = "auto";
   std::string output;
   std::string arch;
   std::string operators;
@@ -177,12 +179,14 @@ int run_eval(const EvalArgs& a) {
   context.started_at = archive::utc_now();
   EvaluationTarget target = ops.target(in.definition, in.workloads, in.root,
                                        read_candidate(a, ops, backend, context.candidate_json), backend);
+  if (a.reference == "pytorch") target.reference = definition_reference(in.definition);
+  if (a.reference == "native") target.reference = ops.reference(in.definition.name, backend);
   target.tolerance = tolerance_for(a, op);
   EvalOptions options = make_options(a, backend, op);
   if (store) archive::pin_seed(options);  // so that `kharness rerun` can repeat it exactly
   if (!a.json) options.on_progress = progress_line;
-  fmt::print(stderr, "kharness eval: {} on {} workload(s), {} backend, {}\n", target.candidate.name,
-             target.workloads.size(), backend,
+  fmt::print(stderr, "kharness eval: {} on {} workload(s), {} backend, reference {}, {}\n",
+             target.candidate.name, target.workloads.size(), backend, target.reference.name,
              options.time_candidate ? fmt::format("{} protocol", protocol_name(options.protocol))
                                     : std::string("correctness only (no timing)"));
   std::ofstream out;
@@ -235,6 +239,10 @@ void register_eval(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"official", "robust"}));
   cmd->add_option("--backend", args->backend, "cuda, cpu, or auto (cuda where a GPU is present)")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  cmd->add_option("--reference", args->reference,
+                  "auto (kharness's own where it has one, else the definition's PyTorch reference), "
+                  "native, or pytorch")
+      ->check(CLI::IsMember({"auto", "native", "pytorch"}));
   cmd->add_option("--trials", args->trials, "Correctness trials, each with a fresh seed")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--timing-trials", args->timing_trials, "Timing trials (official protocol)")

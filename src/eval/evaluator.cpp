@@ -11,7 +11,10 @@
 #include "build/toolchain.h"
 #include "error/error.h"
 #include "eval/device_peaks_json.h"
+#include "eval/kernel.h"
 #include "eval/measurement_client.h"
+#include "eval/python/python_installation.h"
+#include "eval/python/python_solution.h"
 #include "eval/scratch_dir.h"
 #include "eval/solution_build.h"
 #include "eval/workload_evaluation.h"
@@ -38,10 +41,25 @@ std::vector<std::filesystem::path> input_folders(const EvaluationTarget& t) {
   return {dirs.begin(), dirs.end()};
 }
 
+// A worker that runs a Python solution embeds the same interpreter the orchestrator
+// finds, so its jail shows that installation read-only. Where none is found the worker
+// finds none either and says so when the solution loads.
+void show_python(WorkerConfig& c) {
+  try {
+    const python::PythonInstallation python = python::discover_python();
+    c.inputs.insert(c.inputs.end(), python.folders.begin(), python.folders.end());
+    c.inputs.push_back(python.executable);
+  } catch (const Error& e) {
+    fmt::print(stderr, "note: {}\n", e.what());
+  }
+}
+
 WorkerConfig worker_config(const EvalOptions& o, const std::filesystem::path& work_dir, const char* who,
                            const EvaluationTarget& target) {
   WorkerConfig c;
   c.inputs = input_folders(target);
+  const Solution& runs = std::string_view(who) == "candidate" ? target.candidate : target.reference;
+  if (is_python_language(runs.spec.language)) show_python(c);
   c.executable = o.worker_executable.empty() ? self_executable() : o.worker_executable;
   c.backend = o.backend;
   c.work_dir = work_dir / who;
@@ -159,8 +177,7 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
                             build_failure_log(result.reference_build)));
   }
   attach_peaks(target, options, reference, result);
-  reference.load(result.reference_build.library.string(),
-                 signature_text(kernel_signature(target.definition, target.reference.spec.entry_function())));
+  reference.load(load_request(target.reference, target.definition, result.reference_build));
 
   std::size_t done = 0;
   auto report = [&](const WorkloadResult& w) {
@@ -170,34 +187,31 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
           {++done, target.workloads.size(), w.workload.uuid, std::string(status_name(w.status))});
     }
   };
-  if (result.candidate_build.status != BuildResult::Status::ok) {
+  // A candidate that never gets to run has the same status on every workload.
+  auto fail_all = [&](EvalStatus status, const std::string& log) {
     for (const Workload& w : target.workloads) {
       WorkloadResult r;
       r.workload = w;
-      r.status = EvalStatus::compile_error;
-      r.log = build_failure_log(result.candidate_build);
+      r.status = status;
+      r.log = log;
       report(r);
       result.workloads.push_back(std::move(r));
     }
     return result;
+  };
+  if (result.candidate_build.status != BuildResult::Status::ok) {
+    return fail_all(EvalStatus::compile_error, build_failure_log(result.candidate_build));
   }
   MeasurementClient candidate(worker_config(options, work_dir, "candidate", target));
   result.sandbox = candidate.isolation().to_json();
   try {
-    candidate.load(
-        result.candidate_build.library.string(),
-        signature_text(kernel_signature(target.definition, target.candidate.spec.entry_function())));
+    candidate.load(load_request(target.candidate, target.definition, result.candidate_build));
+  } catch (const KernelRejected& e) {
+    // A Python solution that does not import: found by the worker, before any call.
+    return fail_all(EvalStatus::compile_error, std::string("compile error: ") + e.what());
   } catch (const Error& e) {
     // Loading runs the candidate's global constructors, which may crash or hang.
-    for (const Workload& w : target.workloads) {
-      WorkloadResult r;
-      r.workload = w;
-      r.status = EvalStatus::runtime_error;
-      r.log = e.what();
-      report(r);
-      result.workloads.push_back(std::move(r));
-    }
-    return result;
+    return fail_all(EvalStatus::runtime_error, e.what());
   }
 
   const std::unique_ptr<OutputChecker> checker = make_output_checker(target.checker);
@@ -223,7 +237,8 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
                         options,
                         nominal,
                         options.cache_reference_latency ? &latencies : nullptr,
-                        reference_key(result, options)};
+                        reference_key(result, options),
+                        is_python_language(target.candidate.spec.language)};
     WorkloadResult r = WorkloadEvaluation(ctx, candidate, reference, seeds).run();
     apply_speed_of_light(target, result, r);
     streak = r.fatal ? streak + 1 : 0;

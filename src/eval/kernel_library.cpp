@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <kharness/kernel.h>
 
+#include <memory>
 #include <utility>
 
 #include "error/error.h"
@@ -71,12 +72,32 @@ KernelLibrary::~KernelLibrary() {
   handle_ = nullptr;
 }
 
-std::string KernelLibrary::call(const std::vector<kh_arg>& args, void* stream) const {
-  const int rc = entry_(args.data(), static_cast<int>(args.size()), stream);
-  if (rc == KH_ENTRY_OK) return {};
-  const char* message = last_error_();
-  if (message != nullptr && *message != '\0') return message;
-  return fmt::format("entry returned {}", rc);
+namespace {
+
+class NativeCall final : public PreparedCall {
+ public:
+  NativeCall(kh_entry_v1_fn entry, kh_last_error_fn last_error, std::vector<kh_arg> args, void* stream)
+      : entry_(entry), last_error_(last_error), args_(std::move(args)), stream_(stream) {}
+
+  CallResult run() override {
+    const int rc = entry_(args_.data(), static_cast<int>(args_.size()), stream_);
+    if (rc == KH_ENTRY_OK) return {};
+    const char* message = last_error_();
+    if (message != nullptr && *message != '\0') return CallResult::failed(message);
+    return CallResult::failed(fmt::format("entry returned {}", rc));
+  }
+
+ private:
+  kh_entry_v1_fn entry_;
+  kh_last_error_fn last_error_;
+  std::vector<kh_arg> args_;
+  void* stream_;
+};
+
+}  // namespace
+
+std::unique_ptr<PreparedCall> KernelLibrary::prepare(const std::vector<kh_arg>& args, void* stream) const {
+  return std::make_unique<NativeCall>(entry_, last_error_, args, stream);
 }
 
 }  // namespace kh

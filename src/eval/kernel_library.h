@@ -1,8 +1,9 @@
-// KernelLibrary: a built candidate (or reference) loaded into the worker process.
+// KernelLibrary: a built candidate (or reference) loaded into the worker process: the
+// Kernel of the "native" runtime (C++ and CUDA solutions built by build/).
 //
 // Owns the dlopen handle; the candidate's global constructors run in open(), which is
-// why only workers ever open one. call() goes through the entry shim's
-// kh_entry_v1, so the worker needs no knowledge of the typed signature.
+// why only workers ever open one. Calls go through the entry shim's kh_entry_v1, so the
+// worker needs no knowledge of the typed signature.
 #pragma once
 
 #include <kharness/entry.h>
@@ -10,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "eval/kernel.h"
+
 namespace kh {
 
-class KernelLibrary {
+class KernelLibrary final : public Kernel {
  public:
   // Loads the library and checks its ABI version and stamped signature text.
   // Throws kh::Error naming the library and the mismatch.
@@ -22,11 +25,12 @@ class KernelLibrary {
   KernelLibrary& operator=(KernelLibrary&& other) noexcept;
   KernelLibrary(const KernelLibrary&) = delete;  // one owner of the dlopen handle
   KernelLibrary& operator=(const KernelLibrary&) = delete;
-  ~KernelLibrary();
+  ~KernelLibrary() override;
 
-  // Calls the entry. Returns "" on success, else the reason (the kernel's own return
-  // code, or the C++ exception text the shim caught).
-  [[nodiscard]] std::string call(const std::vector<kh_arg>& args, void* stream) const;
+  // A failed call's message is the kernel's own return code, or the C++ exception text
+  // the shim caught.
+  [[nodiscard]] std::unique_ptr<PreparedCall> prepare(const std::vector<kh_arg>& args,
+                                                      void* stream) const override;
 
  private:
   KernelLibrary() = default;

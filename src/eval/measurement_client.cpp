@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "base/jail/sandbox_mode.h"
 #include "error/error.h"
 #include "eval/device_peaks_json.h"
 #include "eval/input_generator.h"
+#include "eval/kernel.h"
 #include "eval/measurement_protocol.h"
 #include "eval/worker_payload.h"
 #include "trace/json_io.h"
@@ -53,6 +56,10 @@ SpawnOptions spawn_options(const WorkerConfig& c) {
   // OpenMP pools in CPU candidates sleep instead of spinning once a region ends, so
   // the lingering-work probe sees only real work.
   o.env_add = {{"OMP_WAIT_POLICY", "passive"}};
+  // The Python a Python solution's worker embeds is chosen by the orchestrator's
+  // environment; the jail's allow-list would otherwise drop the choice.
+  if (const char* python = std::getenv("KHARNESS_PYTHON"); python != nullptr && *python != '\0')
+    o.env_add.emplace_back("KHARNESS_PYTHON", python);
   if (jailed) {
     std::filesystem::create_directories(library_dir(c));
     o.jail = worker_jail(c);
@@ -104,21 +111,28 @@ Isolation MeasurementClient::isolation() {
   return iso;
 }
 
-void MeasurementClient::load(std::string library, std::string signature) {
-  library_ = std::move(library);
-  if (config_.jailed && sandbox_mode() != SandboxMode::off) {
-    // Named by its cache entry, so that two libraries never share a name.
-    const std::filesystem::path source(library_);
+void MeasurementClient::load(nlohmann::ordered_json request) {
+  if (config_.jailed && sandbox_mode() != SandboxMode::off && request.contains("library")) {
+    // The worker sees a read-only copy beside its scratch, not the build cache: a native
+    // library, or a Python solution's staged package folder. Named by its cache entry, so
+    // that two never share a name.
+    const std::filesystem::path source(request.at("library").get<std::string>());
     const std::filesystem::path copy =
         library_dir(config_) / (source.parent_path().filename().string() + "-" + source.filename().string());
     std::error_code ec;
-    std::filesystem::copy_file(source, copy, std::filesystem::copy_options::overwrite_existing, ec);
-    if (ec)
-      throw Error(Location{library_, 0, ""}, "cannot copy the built library for the worker: " + ec.message());
-    library_ = copy.string();
+    std::filesystem::remove_all(copy, ec);
+    std::filesystem::copy(source, copy,
+                          std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing,
+                          ec);
+    if (ec) throw Error(Location{source.string(), 0, ""}, "cannot copy the built solution for the worker: " + ec.message());
+    request["library"] = copy.string();
   }
-  signature_ = std::move(signature);
+  load_request_ = std::move(request);
   start();
+}
+
+void MeasurementClient::load(const std::string& library, const std::string& signature) {
+  load({{"library", library}, {"signature", signature}});
 }
 
 void MeasurementClient::start() {
@@ -128,10 +142,14 @@ void MeasurementClient::start() {
         fmt::format("measurement worker ({} backend) did not start: {}", config_.backend, f->message));
   }
   device_ = reply.header.value("device", nlohmann::ordered_json::object());
-  if (library_.empty()) return;
-  if (auto f = raw_request(measurement::kLoad, {{"library", library_}, {"signature", signature_}},
-                           std::chrono::seconds(120), reply)) {
-    throw Error(Location{library_, 0, ""}, "cannot load the built library: " + f->message);
+  if (load_request_.is_null()) return;
+  const std::string library = load_request_.value("library", std::string());
+  // A Python solution imports torch (and Triton) on load: seconds, not milliseconds.
+  if (auto f = raw_request(measurement::kLoad, load_request_, std::chrono::seconds(300), reply)) {
+    throw Error(Location{library, 0, ""}, "cannot load the built solution: " + f->message);
+  }
+  if (reply.header.contains("rejected")) {
+    throw KernelRejected(Location{library, 0, ""}, reply.header.at("rejected").get<std::string>());
   }
 }
 
@@ -143,18 +161,21 @@ std::optional<CallFailure> MeasurementClient::raw_request(std::string_view kind,
     case CallOutcome::Kind::reply:
       if (outcome.reply->kind() == "error") {
         return CallFailure{CallFailure::Kind::harness_error,
-                           outcome.reply->header.value("message", std::string("worker error")), false};
+                           outcome.reply->header.value("message", std::string("worker error")),
+                           false,
+                           {}};
       }
       reply = std::move(*outcome.reply);
       return std::nullopt;
     case CallOutcome::Kind::timeout:
-      return CallFailure{CallFailure::Kind::timeout, outcome.describe(), false};
+      return CallFailure{CallFailure::Kind::timeout, outcome.describe(), false, {}};
     case CallOutcome::Kind::crashed:
-      return CallFailure{CallFailure::Kind::crashed, outcome.describe() + "\n" + outcome.stderr_tail, false};
+      return CallFailure{
+          CallFailure::Kind::crashed, outcome.describe() + "\n" + outcome.stderr_tail, false, {}};
     case CallOutcome::Kind::protocol_violation:
-      return CallFailure{CallFailure::Kind::protocol_violation, outcome.describe(), false};
+      return CallFailure{CallFailure::Kind::protocol_violation, outcome.describe(), false, {}};
   }
-  return CallFailure{CallFailure::Kind::harness_error, "unknown call outcome", false};
+  return CallFailure{CallFailure::Kind::harness_error, "unknown call outcome", false, {}};
 }
 
 void MeasurementClient::recover() {
@@ -172,7 +193,8 @@ void MeasurementClient::recover() {
 std::optional<CallFailure> MeasurementClient::request(std::string_view kind, nlohmann::ordered_json fields,
                                                       std::chrono::milliseconds timeout, Message& reply) {
   if (!broken_.empty()) {
-    return CallFailure{CallFailure::Kind::crashed, "the worker could not be restarted: " + broken_, false};
+    return CallFailure{
+        CallFailure::Kind::crashed, "the worker could not be restarted: " + broken_, false, {}};
   }
   auto failure = raw_request(kind, std::move(fields), timeout, reply);
   if (failure && failure->kind != CallFailure::Kind::harness_error) recover();
@@ -185,7 +207,12 @@ std::optional<CallFailure> MeasurementClient::measure(std::string_view kind, nlo
   const auto& h = reply.header;
   if (!h.contains("error")) return std::nullopt;
   CallFailure f{CallFailure::Kind::candidate_error, h.at("error").get<std::string>(),
-                h.value("sticky", false)};
+                h.value("sticky", false), std::nullopt};
+  if (h.contains("error_status")) {
+    const auto status = parse_status(h.at("error_status").get<std::string>());
+    if (status && (*status == EvalStatus::incorrect_shape || *status == EvalStatus::incorrect_dtype))
+      f.status = status;
+  }
   if (f.sticky) recover();
   return f;
 }

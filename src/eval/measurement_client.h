@@ -41,6 +41,9 @@ struct CallFailure {
   enum class Kind { timeout, crashed, protocol_violation, candidate_error, harness_error } kind;
   std::string message;
   bool sticky = false;  // the device context is unusable; the worker was replaced
+  // A candidate_error's status when it is not RUNTIME_ERROR: INCORRECT_SHAPE or
+  // INCORRECT_DTYPE for returned values that do not fit the definition.
+  std::optional<EvalStatus> status;
 };
 
 struct CheckResult {
@@ -77,9 +80,13 @@ class MeasurementClient {
   // start (e.g. no CUDA device).
   explicit MeasurementClient(WorkerConfig config);
 
-  // Loads a built library; it is loaded again whenever the worker is replaced.
-  // Throws kh::Error when the library cannot be loaded.
-  void load(std::string library, std::string signature);
+  // Loads a built solution; it is loaded again whenever the worker is replaced. `request`
+  // is what solution_build's load_request() gives. Throws KernelRejected when the
+  // solution itself is at fault (a Python import error), kh::Error when it cannot be
+  // loaded for another reason.
+  void load(nlohmann::ordered_json request);
+  // The native runtime's request: a built library and the signature it must carry.
+  void load(const std::string& library, const std::string& signature);
 
   [[nodiscard]] const nlohmann::ordered_json& device() const noexcept { return device_; }
   [[nodiscard]] std::size_t restarts() const noexcept { return session_.restarts(); }
@@ -115,8 +122,7 @@ class MeasurementClient {
   [[nodiscard]] bool start_outside_namespaces(const Error& why);
 
   WorkerConfig config_;
-  std::string library_;  // as the worker sees it: a read-only copy beside its scratch
-  std::string signature_;
+  nlohmann::ordered_json load_request_;  // null until load()
   WorkerSession session_;
   nlohmann::ordered_json device_;
   std::string broken_;     // why the last restart failed; empty while healthy

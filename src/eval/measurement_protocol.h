@@ -10,7 +10,7 @@
 //   time   {definition, workload, root, set_seeds:[..], poison, warmup,
 //           iterations | robust:{max_noise,min_samples,min_time_s,timeout_s,max_samples},
 //           recheck}
-//          -> {timer, timer_note, samples:[{ms, event_ms, activities, valid, clock_mhz}],
+//          -> {timer, timer_note, samples:[{ms, event_ms, call_ms, activities, valid, clock_mhz}],
 //              recheck:[{iteration, set}], input_hashes_before, input_hashes_after:
 //              [[hex per input] per set],
 //              stop_reason, error?, sticky, stray}

@@ -9,6 +9,7 @@
 #include "eval/device_inputs.h"
 #include "eval/device_peaks_json.h"
 #include "eval/input_generator.h"
+#include "eval/kernel_loader.h"
 #include "eval/measurement_protocol.h"
 #include "eval/profiler_ranges.h"
 #include "eval/thread_activity_probe.h"
@@ -75,8 +76,9 @@ double ms_since(Clock::time_point start) {
 }
 
 // Converts a failure of the candidate (or of the device under it) into reply fields.
-void record_failure(Backend& backend, const std::string& what, ordered_json& reply) {
+void record_failure(Backend& backend, const std::string& what, EvalStatus status, ordered_json& reply) {
   reply["error"] = what;
+  if (status != EvalStatus::runtime_error) reply["error_status"] = status_name(status);
   reply["sticky"] = backend.sticky();
 }
 
@@ -112,18 +114,21 @@ Message MeasurementService::peaks(const Message& request) {
 }
 
 Message MeasurementService::load(const Message& request) {
-  library_ = KernelLibrary::open(request.header.at("library").get<std::string>(),
-                                 request.header.at("signature").get<std::string>());
+  try {
+    kernel_ = load_kernel(request.header, *backend_);
+  } catch (const KernelRejected& e) {
+    return Message::make("load", request.request_id, {{"rejected", e.what()}});
+  }
   return Message::make("load", request.request_id);
 }
 
-const KernelLibrary& MeasurementService::library() const {
-  if (!library_) throw Error("no library loaded: send 'load' first");
-  return *library_;
+const Kernel& MeasurementService::kernel() const {
+  if (!kernel_) throw Error("no solution loaded: send 'load' first");
+  return *kernel_;
 }
 
 Message MeasurementService::check(const Message& request) {
-  const KernelLibrary& lib = library();
+  const Kernel& solution = kernel();
   RequestedWorkload w = parse_workload_request(request.header);
   const auto seed = request.header.at("seed").get<std::uint64_t>();
   std::vector<HostTensor> outputs = make_outputs(w.definition, resolve_axes(w.definition, w.workload));
@@ -134,6 +139,7 @@ Message MeasurementService::check(const Message& request) {
   poison(*backend_, device_out, request.header.value("poison", std::uint8_t{0xFF}));
   backend_->synchronize();
   std::vector<kh_arg> args = make_args(device_in, device_out);
+  const std::unique_ptr<PreparedCall> prepared = solution.prepare(args, backend_->stream());
   const auto start = Clock::now();
   // The profiler (kharness profile) selects the candidate's launches by these ranges.
   if (w.workload.uuid != ranged_workload_) {
@@ -145,20 +151,21 @@ Message MeasurementService::check(const Message& request) {
   const std::string workload_range = workload_range_name(w.workload.uuid);
   backend_->mark_call_begin(call_range.c_str());
   backend_->mark_call_begin(workload_range.c_str());
-  std::string error = lib.call(args, backend_->stream());
+  CallResult outcome = prepared->run();
   backend_->mark_call_end();
   backend_->mark_call_end();
   try {
     backend_->synchronize();
   } catch (const Error& e) {
-    error += (error.empty() ? "" : "; ") + std::string(e.what());
+    outcome.message += (outcome.message.empty() ? "" : "; ") + std::string(e.what());
+    outcome.status = EvalStatus::runtime_error;
   }
   reply["call_ms"] = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   if (backend_->info().backend == "cpu" && request.header.value("probe_lingering", true)) {
     reply["lingering"] = lingering_to_json(ThreadActivityProbe::after_call(std::chrono::milliseconds(20)));
   }
-  if (!error.empty()) {
-    record_failure(*backend_, error, reply);
+  if (!outcome.ok()) {
+    record_failure(*backend_, outcome.message, outcome.status, reply);
     return Message::make(measurement::kCheck, request.request_id, reply);
   }
   download(*backend_, device_out, outputs);
@@ -168,7 +175,7 @@ Message MeasurementService::check(const Message& request) {
 }
 
 Message MeasurementService::time(const Message& request) {
-  const KernelLibrary& lib = library();
+  const Kernel& solution = kernel();
   RequestedWorkload w = parse_workload_request(request.header);
   const ordered_json& h = request.header;
   auto t = Clock::now();
@@ -191,12 +198,12 @@ Message MeasurementService::time(const Message& request) {
   ordered_json reply = {{"sticky", false}};
   TimedLoopResult r;
   try {
-    r = run_timed_loop(*backend_, lib, device_sets, templates, config);
+    r = run_timed_loop(*backend_, solution, device_sets, templates, config);
   } catch (const Error& e) {
     r.error = e.what();
   }
   if (!r.error.empty()) {
-    record_failure(*backend_, r.error, reply);
+    record_failure(*backend_, r.error, r.error_status, reply);
     return Message::make(measurement::kTime, request.request_id, reply);
   }
   t = Clock::now();

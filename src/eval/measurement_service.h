@@ -8,11 +8,10 @@
 
 #include <filesystem>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "device/backend.h"
-#include "eval/kernel_library.h"
+#include "eval/kernel.h"
 #include "worker/message.h"
 
 namespace kh {
@@ -30,13 +29,13 @@ class MeasurementService {
   [[nodiscard]] Message peaks(const Message& request);
   [[nodiscard]] Message check(const Message& request);
   [[nodiscard]] Message time(const Message& request);
-  [[nodiscard]] const KernelLibrary& library() const;
+  [[nodiscard]] const Kernel& kernel() const;
 
   std::unique_ptr<Backend> backend_;
   // Check calls served on the current workload, to name profiler ranges (profiler_ranges.h).
   std::string ranged_workload_;
   std::uint64_t calls_on_workload_ = 0;
-  std::optional<KernelLibrary> library_;
+  std::unique_ptr<Kernel> kernel_;
 };
 
 // The `kharness __worker` entry point: serves requests on the inherited channel

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "error/error.h"
+#include "eval/python/python_solution.h"
 #include "trace/json_io.h"
 
 namespace kh {
@@ -155,10 +156,10 @@ const OperatorEntry* OperatorLibrary::find(std::string_view definition) const {
 Solution OperatorLibrary::reference(std::string_view definition, std::string_view backend) const {
   const OperatorEntry* e = find(definition);
   if (e == nullptr) {
-    throw Error(Location{"", 0, "definition"},
-                fmt::format("kharness has no reference for definition '{}' (no operators/{}/operator.json); "
-                            "its Python reference cannot run here, so it cannot be evaluated",
-                            definition, definition));
+    throw Error(
+        Location{"", 0, "definition"},
+        fmt::format("kharness has no native reference for definition '{}' (no operators/{}/operator.json)",
+                    definition, definition));
   }
   const std::string language = backend == "cuda" ? "cuda" : "cpp";
   const std::string* entry = find_entry(e->references, language);
@@ -187,6 +188,20 @@ Solution OperatorLibrary::baseline(std::string_view definition, std::string_view
   return operator_solution(*e, fmt::format("{}_baseline_{}", definition, language), language, *entry);
 }
 
+bool OperatorLibrary::has_native_reference(std::string_view definition, std::string_view backend) const {
+  const OperatorEntry* e = find(definition);
+  return e != nullptr && find_entry(e->references, backend == "cuda" ? "cuda" : "cpp") != nullptr;
+}
+
+Solution OperatorLibrary::reference_for(const Definition& definition, std::string_view backend) const {
+  if (has_native_reference(definition.name, backend)) return reference(definition.name, backend);
+  if (!definition.reference.empty()) return definition_reference(definition);
+  throw Error(Location{"", 0, "reference"},
+              fmt::format("definition '{}' has no reference: kharness has no native one (operators/{}/) and "
+                          "its 'reference' field is empty",
+                          definition.name, definition.name));
+}
+
 EvaluationTarget OperatorLibrary::target(const Definition& definition, std::vector<Workload> workloads,
                                          std::filesystem::path root, Solution candidate,
                                          std::string_view backend) const {
@@ -195,7 +210,7 @@ EvaluationTarget OperatorLibrary::target(const Definition& definition, std::vect
                           std::move(workloads),
                           std::move(root),
                           std::move(candidate),
-                          reference(definition.name, backend),
+                          reference_for(definition, backend),
                           op ? op->checker : "default",
                           op ? op->tolerance.value_or(Tolerance{}) : Tolerance{},
                           op ? op->speed_of_light : std::nullopt};

@@ -52,14 +52,20 @@ class OperatorLibrary {
   [[nodiscard]] const OperatorEntry* find(std::string_view definition) const;
   [[nodiscard]] const std::vector<OperatorEntry>& entries() const noexcept { return entries_; }
 
-  // The reference of `definition` for a backend ("cpu" -> cpp, "cuda" -> cuda) as a
-  // Solution. Throws kh::Error saying clearly that no reference exists.
+  // kharness's own reference of `definition` for a backend ("cpu" -> cpp, "cuda" -> cuda)
+  // as a Solution. Throws kh::Error saying clearly that no such reference exists.
   [[nodiscard]] Solution reference(std::string_view definition, std::string_view backend) const;
+  [[nodiscard]] bool has_native_reference(std::string_view definition, std::string_view backend) const;
+  // The reference an evaluation uses: the native one where kharness has it, else the
+  // definition's own PyTorch `reference`, run by the worker's embedded Python. Throws
+  // kh::Error when there is neither.
+  [[nodiscard]] Solution reference_for(const Definition& definition, std::string_view backend) const;
   // The operator's baseline for a backend, the same way. Throws kh::Error when none.
   [[nodiscard]] Solution baseline(std::string_view definition, std::string_view backend) const;
   // What evaluating `candidate` on `workloads` of `definition` needs from this library:
-  // the reference for `backend` and the operator's checker, tolerance and speed-of-light
-  // model (defaults where the definition is not one of ours). Throws as reference() does.
+  // the reference for `backend` (reference_for) and the operator's checker, tolerance and
+  // speed-of-light model (defaults where the definition is not one of ours). Throws as
+  // reference_for() does.
   [[nodiscard]] EvaluationTarget target(const Definition& definition, std::vector<Workload> workloads,
                                         std::filesystem::path root, Solution candidate,
                                         std::string_view backend) const;

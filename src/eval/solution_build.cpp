@@ -5,6 +5,7 @@
 #include "build/build_queue.h"
 #include "build/include_dir.h"
 #include "error/error.h"
+#include "eval/python/python_solution.h"
 #include "worker/self_executable.h"
 
 namespace kh {
@@ -31,6 +32,16 @@ void check_binding(const Solution& s) {
 }
 
 std::string language_for(const std::string& backend) { return backend == "cuda" ? "cuda" : "cpp"; }
+
+BuildResult stage_python(const Solution& s, const Definition& definition, const BuildSettings& settings,
+                         const BuildCache& cache) {
+  if (s.spec.language == "triton" && settings.backend != "cuda") {
+    throw Error(
+        Location{"", 0, "spec.language"},
+        fmt::format("a Triton solution needs a GPU: run it on the cuda backend, not {}", settings.backend));
+  }
+  return stage_python_solution(s, definition, cache.dir());
+}
 
 }  // namespace
 
@@ -66,14 +77,16 @@ KernelSignature kernel_signature(const Definition& definition, const std::string
 BuildRequest build_request(const Solution& s, const Definition& definition, const BuildSettings& settings) {
   const std::string wanted = language_for(settings.backend);
   if (s.spec.language != wanted) {
-    throw Error(Location{"", 0, "spec.language"},
-                fmt::format("language '{}' cannot run on the {} backend, which takes '{}' solutions",
-                            s.spec.language, settings.backend, wanted));
+    throw Error(
+        Location{"", 0, "spec.language"},
+        fmt::format("language '{}' cannot run on the {} backend, which takes '{}', 'python'{} solutions",
+                    s.spec.language, settings.backend, wanted, wanted == "cuda" ? " and 'triton'" : ""));
   }
   if (!s.spec.uses_destination_passing()) {
     throw Error(
         Location{"", 0, "spec.destination_passing_style"},
-        "kharness allocates outputs itself (destination passing); value-returning entries are not supported");
+        "a C++ or CUDA entry writes outputs kharness allocates (destination passing); only Python and Triton "
+        "solutions may return their outputs");
   }
   check_binding(s);
   BuildRequest r;
@@ -97,6 +110,10 @@ std::vector<BuildResult> build_solutions(const BuildCache& cache, const std::vec
   std::vector<std::size_t> slots;
   for (std::size_t i = 0; i < solutions.size(); ++i) {
     try {
+      if (is_python_language(solutions[i].spec.language)) {
+        results[i] = stage_python(solutions[i], definition, settings, cache);
+        continue;
+      }
       requests.push_back(build_request(solutions[i], definition, settings));
       slots.push_back(i);
     } catch (const Error& e) {
@@ -108,6 +125,15 @@ std::vector<BuildResult> build_solutions(const BuildCache& cache, const std::vec
   std::vector<BuildResult> built = build_all(cache, requests, jobs);
   for (std::size_t k = 0; k < slots.size(); ++k) results[slots[k]] = std::move(built[k]);
   return results;
+}
+
+nlohmann::ordered_json load_request(const Solution& solution, const Definition& definition,
+                                    const BuildResult& built) {
+  if (is_python_language(solution.spec.language)) {
+    return python_load_to_json(python_load(solution, definition, built));
+  }
+  return {{"library", built.library.string()},
+          {"signature", signature_text(kernel_signature(definition, solution.spec.entry_function()))}};
 }
 
 }  // namespace kh

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -38,11 +39,17 @@ struct BuildSettings {
 [[nodiscard]] BuildRequest build_request(const Solution& solution, const Definition& definition,
                                          const BuildSettings& settings);
 
-// Builds `solutions` (up to `jobs` compilers at once), in order. A solution that cannot
-// even be requested comes back as a compile_error result with the reason.
+// Builds `solutions` (up to `jobs` compilers at once), in order; Python and Triton
+// solutions are staged instead (python/python_solution.h). A solution that cannot even
+// be requested comes back as a compile_error result with the reason.
 [[nodiscard]] std::vector<BuildResult> build_solutions(const BuildCache& cache,
                                                        const std::vector<Solution>& solutions,
                                                        const Definition& definition,
                                                        const BuildSettings& settings, int jobs);
+
+// The worker's "load" request for a solution built (or staged) as `built`: the runtime
+// that runs it and what that runtime needs (eval/kernel_loader.h).
+[[nodiscard]] nlohmann::ordered_json load_request(const Solution& solution, const Definition& definition,
+                                                  const BuildResult& built);
 
 }  // namespace kh

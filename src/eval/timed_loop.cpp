@@ -60,10 +60,10 @@ OutputSlots make_slots(Backend& backend, const std::vector<HostTensor>& template
 
 class Loop {
  public:
-  Loop(Backend& backend, const KernelLibrary& library, std::vector<std::vector<DeviceTensor>>& sets,
+  Loop(Backend& backend, const Kernel& kernel, std::vector<std::vector<DeviceTensor>>& sets,
        const std::vector<HostTensor>& templates, const TimedLoopConfig& config)
       : backend_(backend),
-        library_(library),
+        kernel_(kernel),
         sets_(sets),
         templates_(templates),
         config_(config),
@@ -104,17 +104,21 @@ class Loop {
     close_probe();
     lap(t, ph.probe_ms);
     std::vector<kh_arg> args = make_args(sets_[set], slots_.slots[slot]);
+    const std::unique_ptr<PreparedCall> prepared = kernel_.prepare(args, backend_.stream());
     if (primary) primary->start();
     if (secondary) secondary->start();
-    std::string error = library_.call(args, backend_.stream());
+    const auto call_begin = Clock::now();
+    const CallResult outcome = prepared->run();
+    call_ms_.push_back(std::chrono::duration<double, std::milli>(Clock::now() - call_begin).count());
     if (secondary) secondary->stop();
     if (primary) primary->stop();
     if (!primary) backend_.synchronize();
     lap(t, primary ? ph.timed_ms : ph.warmup_ms);
     slots_.last_iteration[slot] = iteration;
     slots_.last_set[slot] = set;
-    if (!error.empty()) {
-      result_.error = "iteration " + std::to_string(iteration) + ": " + error;
+    if (!outcome.ok()) {
+      result_.error = "iteration " + std::to_string(iteration) + ": " + outcome.message;
+      result_.error_status = outcome.status;
       return false;
     }
     return true;
@@ -147,6 +151,8 @@ class Loop {
   }
 
   void append_samples(TimerPair& timers, const std::vector<int>& sets, const std::vector<double>& clocks) {
+    // The batch's calls are the last sets.size() of those timed so far.
+    const std::size_t first_call = call_ms_.size() - std::min(call_ms_.size(), sets.size());
     std::vector<IterationSample> primary = timers.primary->finish();
     std::vector<IterationSample> secondary;
     if (timers.secondary) secondary = timers.secondary->finish();
@@ -157,6 +163,7 @@ class Loop {
       s.activities = primary[i].activities;
       s.valid = primary[i].valid;
       s.event_ms = i < secondary.size() ? secondary[i].span_ms : -1;
+      s.call_ms = first_call + i < call_ms_.size() ? call_ms_[first_call + i] : -1;
       s.clock_mhz = clocks[i];
       s.input_set = sets[i];
       result_.samples.push_back(s);
@@ -213,24 +220,25 @@ class Loop {
   }
 
   Backend& backend_;
-  const KernelLibrary& library_;
+  const Kernel& kernel_;
   std::vector<std::vector<DeviceTensor>>& sets_;
   const std::vector<HostTensor>& templates_;
   const TimedLoopConfig& config_;
   OutputSlots slots_;
   TimedLoopResult result_;
+  std::vector<double> call_ms_;  // host time of each call, warm-ups included
   int next_ = 0;
   std::optional<ThreadActivityProbe> probe_;  // the grace period after the last timed call
 };
 
 }  // namespace
 
-TimedLoopResult run_timed_loop(Backend& backend, const KernelLibrary& library,
+TimedLoopResult run_timed_loop(Backend& backend, const Kernel& kernel,
                                std::vector<std::vector<DeviceTensor>>& input_sets,
                                const std::vector<HostTensor>& output_templates,
                                const TimedLoopConfig& config) {
   if (input_sets.empty()) throw Error("timed loop needs at least one input set");
-  Loop loop(backend, library, input_sets, output_templates, config);
+  Loop loop(backend, kernel, input_sets, output_templates, config);
   return loop.run();
 }
 

@@ -5,6 +5,8 @@
 // and, on CUDA, a CUDA-event timer alongside it for cross-checking. Input sets rotate,
 // so consecutive iterations see different data at different addresses; output slots
 // rotate too, and the last slots' contents come back to be re-checked. No CUDA graphs.
+// Each call's arguments are converted for the kernel (Kernel::prepare) before the timers
+// start, so only the call itself is timed.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +16,7 @@
 
 #include "device/backend.h"
 #include "eval/device_tensors.h"
-#include "eval/kernel_library.h"
+#include "eval/kernel.h"
 #include "eval/thread_activity_probe.h"
 #include "eval/timing/stop_criterion.h"
 
@@ -31,6 +33,7 @@ struct TimedLoopConfig {
 struct TimedSample {
   double ms = 0;         // primary timer
   double event_ms = -1;  // secondary (CUDA event) timer, -1 where there is none
+  double call_ms = -1;   // host time of the call itself (no synchronisation), -1 where unmeasured
   int activities = 0;
   bool valid = true;
   double clock_mhz = 0;  // SM clock after the iteration, 0 when unreadable
@@ -60,12 +63,13 @@ struct TimedLoopResult {
   std::vector<TimedSample> samples;
   std::string stop_reason;
   std::string error;  // the candidate failed during the loop
+  EvalStatus error_status = EvalStatus::runtime_error;
   std::size_t stray = 0;
   LingeringWork lingering;  // CPU backend: worst iteration
   std::vector<RecheckedOutput> rechecked;
 };
 
-[[nodiscard]] TimedLoopResult run_timed_loop(Backend& backend, const KernelLibrary& library,
+[[nodiscard]] TimedLoopResult run_timed_loop(Backend& backend, const Kernel& kernel,
                                              std::vector<std::vector<DeviceTensor>>& input_sets,
                                              const std::vector<HostTensor>& output_templates,
                                              const TimedLoopConfig& config);

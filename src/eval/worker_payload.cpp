@@ -101,6 +101,7 @@ Message timed_reply(std::uint64_t request_id, const Definition& definition, cons
   for (const TimedSample& s : r.samples) {
     samples.push_back({{"ms", s.ms},
                        {"event_ms", s.event_ms},
+                       {"call_ms", s.call_ms},
                        {"activities", s.activities},
                        {"valid", s.valid},
                        {"clock_mhz", s.clock_mhz},
@@ -136,6 +137,7 @@ std::vector<TimedSample> samples_from_json(const ordered_json& samples) {
     TimedSample s;
     s.ms = j.value("ms", 0.0);
     s.event_ms = j.value("event_ms", -1.0);
+    s.call_ms = j.value("call_ms", -1.0);
     s.activities = j.value("activities", 0);
     s.valid = j.value("valid", false);
     s.clock_mhz = j.value("clock_mhz", 0.0);

@@ -39,6 +39,9 @@ struct WorkloadContext {
   // of its key this evaluation fixes (reference build, device, backend).
   const ReferenceLatencyCache* reference_latencies = nullptr;
   nlohmann::ordered_json reference_key = nlohmann::ordered_json::object();
+  // The candidate runs in the embedded Python interpreter: the host time of its own
+  // calls (interpreter dispatch before its first kernel) may show in the CUDA events.
+  bool interpreted = false;
 };
 
 class WorkloadEvaluation {
@@ -53,6 +56,7 @@ class WorkloadEvaluation {
   // The reference's latency: from the cache when fresh, else measured (and cached).
   void reference_latency();
   bool verify_timed_run(const TimeResult& r, const std::vector<std::uint64_t>& seeds);
+  [[nodiscard]] bool host_time_explains(const TimedSample& s) const;
   bool verify_inputs_untouched(const std::vector<std::string>& before, const std::vector<std::string>& after,
                                const std::string& when);
   [[nodiscard]] const CheckResult* reference_outputs(std::uint64_t seed);

@@ -1,8 +1,9 @@
-// `kharness eval` on the shared FlashInfer-Trace sample. The Python reference in a
-// contest definition cannot run here, so a definition is judged by kharness's own
-// reference (operators/<name>/) when it ships one, and refused with a clear message
-// when it does not. Skips where ../shared is absent, as in a user's clone.
+// `kharness eval` on the shared FlashInfer-Trace sample. A definition is judged by
+// kharness's own reference (operators/<name>/) when it ships one, and by the
+// definition's PyTorch reference when it does not. Skips where ../shared is absent, as
+// in a user's clone (and the PyTorch case where no Python has torch).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "eval/torch_required.h"
 #include "kharness_command.h"
 
 namespace {
@@ -67,16 +69,63 @@ TEST(CliEvalReference, SharedDefinitionIsJudgedByKharnessReference) {
   EXPECT_GT(trace["evaluation"]["performance"]["reference_latency_ms"].get<double>(), 0);
 }
 
-TEST(CliEvalReference, SharedDefinitionWithoutKharnessReferenceIsRefused) {
+// A shared definition kharness ships no reference for is judged by its own PyTorch
+// reference, run by the worker's embedded Python: a value-returning PyTorch solution of
+// gemm_n128_k2048 passes on the contest's M = 1 workload.
+TEST(CliEvalReference, SharedDefinitionWithoutKharnessReferenceIsJudgedByItsPyTorchReference) {
   if (!fs::is_directory(kSharedSet)) GTEST_SKIP() << "../shared/flashinfer-trace is absent";
-  const CommandResult r =
-      run("eval --definition gemm_n128_k2048 --trace-set " + quoted(kSharedSet) + " --solution " +
-          quoted(kGemmSolution) + " --operators " + quoted(kSource / "operators") + kQuick);
+  KH_REQUIRE_TORCH();
+  std::string uuid;
+  {
+    std::ifstream in(kSharedSet / "workloads" / "gemm" / "gemm_n128_k2048.jsonl");
+    std::string line;
+    while (uuid.empty() && std::getline(in, line)) {
+      const auto j = nlohmann::json::parse(line);
+      if (j["workload"]["axes"]["M"] == 1) uuid = j["workload"]["uuid"];
+    }
+  }
+  ASSERT_FALSE(uuid.empty());
+  const fs::path solution =
+      fs::temp_directory_path() / ("kharness-gemm-python-" + std::to_string(::getpid()) + ".json");
+  {
+    std::ofstream out(solution);
+    out << nlohmann::json{{"name", "gemm_n128_k2048_torch"},
+                          {"definition", "gemm_n128_k2048"},
+                          {"author", "test"},
+                          {"spec",
+                           {{"language", "python"},
+                            {"target_hardware", {"cpu"}},
+                            {"entry_point", "main.py::run"},
+                            {"destination_passing_style", false}}},
+                          {"sources",
+                           {{{"path", "main.py"}, {"content", "def run(A, B):\n    return A @ B.T\n"}}}}}
+               .dump();
+  }
+  const CommandResult r = run("eval --definition gemm_n128_k2048 --trace-set " + quoted(kSharedSet) +
+                                  " --solution " + quoted(solution) + " --operators " +
+                                  quoted(kSource / "operators") + " --workload " + uuid + kQuick + " --json",
+                              Stderr::dropped);
+  fs::remove(solution);
+  ASSERT_EQ(r.status, 0) << r.out.substr(0, 4000);
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["traces"].size(), 1u);
+  const auto& trace = j["traces"][0];
+  EXPECT_EQ(trace["evaluation"]["status"], "PASSED") << trace["evaluation"]["log"];
+  EXPECT_GT(trace["evaluation"]["performance"]["reference_latency_ms"].get<double>(), 0)
+      << "the PyTorch reference ran and was timed";
+}
+
+// --reference native refuses the fallback, saying there is no native reference.
+TEST(CliEvalReference, NativeReferenceOnlyIsRefusedWhereKharnessHasNone) {
+  if (!fs::is_directory(kSharedSet)) GTEST_SKIP() << "../shared/flashinfer-trace is absent";
+  const CommandResult r = run("eval --definition gemm_n128_k2048 --trace-set " + quoted(kSharedSet) +
+                              " --solution " + quoted(kGemmSolution) + " --operators " +
+                              quoted(kSource / "operators") + " --reference native" + kQuick);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("error: "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("kharness has no reference for definition 'gemm_n128_k2048'"), std::string::npos)
+  EXPECT_NE(r.out.find("kharness has no native reference for definition 'gemm_n128_k2048'"),
+            std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("cannot be evaluated"), std::string::npos) << r.out;
 }
 
 // The example is the operator's CPU baseline inline; the two must not drift apart.

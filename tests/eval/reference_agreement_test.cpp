@@ -1,7 +1,8 @@
 // The CUDA reference of each kharness operator agrees with its C++ reference: both are
 // built like candidates, run in their own workers (one per backend) on inputs from the
 // same seeds, and compared with the operator's checker and tolerance. The CPU
-// reference is the readable one, so this is what makes the CUDA one trustworthy.
+// reference is the readable one, so this is what makes the CUDA one trustworthy. The
+// second test holds the CUDA references against the definitions' PyTorch references.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -14,13 +15,16 @@
 #include "build/build_request.h"
 #include "error/error.h"
 #include "eval/check/output_checker.h"
+#include "eval/evaluator.h"
 #include "eval/input_generator.h"
 #include "eval/measurement_client.h"
 #include "eval/operator_library.h"
+#include "eval/python/python_solution.h"
 #include "eval/solution_build.h"
 #include "eval/speed_of_light.h"
 #include "eval/workload_shapes.h"
 #include "timing/gpu_required.h"
+#include "torch_required.h"
 
 namespace kh {
 namespace {
@@ -98,6 +102,54 @@ TEST(ReferenceAgreement, CudaReferenceMatchesCppReference) {
         EXPECT_TRUE(v.passed) << w.uuid << " seed " << seed << ": " << v.reason;
         std::cout << op.definition.name << " " << w.uuid << " seed " << seed << ": max abs error "
                   << v.max_absolute_error << ", max rel error " << v.max_relative_error << "\n";
+      }
+    }
+  }
+  std::filesystem::remove_all(scratch);
+}
+
+// Every kharness operator's CUDA reference agrees, on the GPU, with the definition's own
+// PyTorch reference (run by the worker's embedded Python): the CUDA reference is evaluated
+// as a candidate against the PyTorch one on the small workloads and on a spread of about
+// 8 contest workloads (every n-th and the last), with the operator's checker and tolerance.
+TEST(ReferenceAgreement, CudaReferenceMatchesPyTorchReference) {
+  KH_REQUIRE_GPU();
+  KH_REQUIRE_TORCH();
+  const OperatorLibrary ops = OperatorLibrary::load(std::filesystem::path(KHARNESS_SOURCE_DIR) / "operators");
+  const auto scratch =
+      std::filesystem::temp_directory_path() / ("kharness-pytorch-refs-" + std::to_string(::getpid()));
+  for (const OperatorEntry& op : ops.entries()) {
+    SCOPED_TRACE(op.definition.name);
+    std::vector<Workload> workloads = ops.workloads(op.definition.name, true);
+    std::vector<Workload> full = ops.workloads(op.definition.name, false);
+    const std::size_t stride = std::max<std::size_t>(1, full.size() / 7);
+    for (std::size_t i = 0; i < full.size(); i += stride) workloads.push_back(full[i]);
+    if (!full.empty() && full.size() % stride != 1) workloads.push_back(full.back());
+    EvalOptions o;
+    o.backend = "cuda";
+    o.correctness_trials = 2;
+    o.time_candidate = false;
+    o.time_reference = false;
+    o.speed_of_light = false;
+    o.timeout = std::chrono::seconds(300);
+    o.worker_executable = KHARNESS_EXECUTABLE;
+    o.work_dir = scratch / op.definition.name;
+    o.cache_dir = scratch / "cache";
+    const EvaluationTarget t{op.definition,
+                             workloads,
+                             op.dir,
+                             ops.reference(op.definition.name, "cuda"),
+                             definition_reference(op.definition),
+                             op.checker,
+                             op.tolerance.value_or(Tolerance{}),
+                             std::nullopt};
+    const SolutionEvaluation e = evaluate_solution(t, o);
+    ASSERT_EQ(e.workloads.size(), workloads.size());
+    for (const WorkloadResult& w : e.workloads) {
+      EXPECT_EQ(status_name(w.status), status_name(EvalStatus::passed)) << w.workload.uuid << ": " << w.log;
+      if (w.correctness) {
+        std::cout << op.definition.name << " " << w.workload.uuid.substr(0, 8) << ": max abs error "
+                  << w.correctness->max_absolute_error << "\n";
       }
     }
   }

@@ -1,0 +1,4 @@
+
+
+def run(hidden_states, residual, weight, output):
+    _launch(hidden_states, residual, weight, output, True)

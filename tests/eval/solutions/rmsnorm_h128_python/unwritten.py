@@ -1,0 +1,3 @@
+# Destination-passing, but writes nothing: the poisoned output fails.
+def rmsnorm(hidden_states, weight, output):
+    pass
