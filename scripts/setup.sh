@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcpp-httplib-dev
   libcurl4-openssl-dev
+  python3 python3-pip
 )
 # Headless Chromium for the dashboard's browser test (tests/report/browser_test.cpp):
 # about 82 MB to download and 350 MB installed with its ~25 libraries, so it can be
@@ -45,9 +46,17 @@ fetch_cuobjdump() {
   rm -rf "$tmp"
 }
 
+# From PyPI: apache-tvm-ffi's headers and library (solutions with "binding": "tvm-ffi"), and
+# flashinfer-bench's data model (the test that loads exports with its own loader).
+fetch_pypi() {
+  bash "$(dirname "$0")/setup_tvm_ffi.sh"
+  bash "$(dirname "$0")/setup_flashinfer_bench.sh"
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#packages[@]} packages already installed"
   fetch_cuobjdump
+  fetch_pypi
   exit 0
 fi
 
@@ -64,3 +73,4 @@ export DEBIAN_FRONTEND=noninteractive
 "${as_root[@]}" apt-get update -qq
 "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fetch_cuobjdump
+fetch_pypi

@@ -1,6 +1,7 @@
 #include "eval/workload_evaluation.h"
 
 #include <fmt/format.h>
+#include <kharness/entry.h>
 
 #include <algorithm>
 #include <future>
@@ -25,6 +26,14 @@ constexpr std::uint8_t kPoison[2] = {0xFF, 0xA5};
 // was blind to work the candidate ran: records disabled or dropped.
 constexpr double kEventExcessRatio = 1.5;
 constexpr double kEventExcessFloorMs = 0.05;
+
+// A value-returning entry's shim names an output of the wrong dtype or shape
+// (kharness/entry.h); any other error of the call is a runtime error.
+EvalStatus candidate_error_status(const std::string& message) {
+  if (message.find(KH_WRONG_OUTPUT_SHAPE) != std::string::npos) return EvalStatus::incorrect_shape;
+  if (message.find(KH_WRONG_OUTPUT_DTYPE) != std::string::npos) return EvalStatus::incorrect_dtype;
+  return EvalStatus::runtime_error;
+}
 
 std::size_t default_budget(const std::string& backend) {
   return backend == "cuda" ? (std::size_t{2} << 30) : (std::size_t{256} << 20);
@@ -69,8 +78,9 @@ void WorkloadEvaluation::fail_call(const CallFailure& f, const std::string& when
       fail(EvalStatus::runtime_error, fmt::format("{}: worker {}", when, f.message));
       return;
     case CallFailure::Kind::candidate_error:
-      fail(EvalStatus::runtime_error, fmt::format("{}: {}{}", when, f.message,
-                                                  f.sticky ? " (sticky device error; worker replaced)" : ""));
+      fail(candidate_error_status(f.message),
+           fmt::format("{}: {}{}", when, f.message,
+                       f.sticky ? " (sticky device error; worker replaced)" : ""));
       return;
     case CallFailure::Kind::harness_error:
       fail(EvalStatus::runtime_error, fmt::format("{}: worker error: {}", when, f.message));
