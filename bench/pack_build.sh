@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes a small copy of a build folder that can travel to a GPU machine: the
-# kharness binary and the headers beside it, the benchmarks, the test executables
+# kharness binary and the headers beside it (kharness's and tvm-ffi's), the benchmarks, the test executables
 # labelled `gpu`, and CTest's files, with debug info stripped. A full build folder
 # (objects, static libraries, debug info) is about a gigabyte; the pack is a few tens
 # of megabytes.
@@ -24,6 +24,8 @@ copy_stripped() {  # copy_stripped FILE: FILE under BUILD to the same place unde
 
 cp "$BUILD/CMakeCache.txt" "$PACK/"
 cp -r "$BUILD/include" "$PACK/include"
+# apache-tvm-ffi's headers and library, for tvm-ffi solutions (docs/kernel-abi.md, section 8).
+if [ -d "$BUILD/tvm-ffi" ]; then cp -r "$BUILD/tvm-ffi" "$PACK/tvm-ffi"; fi
 copy_stripped kharness
 for b in "$BUILD"/bench/bench_*; do [ -x "$b" ] && copy_stripped "bench/$(basename "$b")"; done
 # CTest's own files, for every test: ctest reads them all, then filters by label.

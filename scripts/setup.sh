@@ -13,7 +13,7 @@ packages=(
   # Python solutions and the definitions' PyTorch references run in the worker's embedded
   # CPython, which needs the shared libpython (Debian 12's Python is 3.11); the venv
   # module makes the environment torch goes into (install_torch below).
-  python3 python3-venv libpython3.11
+  python3 python3-venv python3-pip libpython3.11
 )
 # Headless Chromium for the dashboard's browser test (tests/report/browser_test.cpp):
 # about 82 MB to download and 350 MB installed with its ~25 libraries, so it can be
@@ -74,10 +74,18 @@ install_torch() {
   fi
 }
 
+# From PyPI: apache-tvm-ffi's headers and library (solutions with "binding": "tvm-ffi"), and
+# flashinfer-bench's data model (the test that loads exports with its own loader).
+fetch_pypi() {
+  bash "$(dirname "$0")/setup_tvm_ffi.sh"
+  bash "$(dirname "$0")/setup_flashinfer_bench.sh"
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#packages[@]} packages already installed"
   fetch_cuobjdump
   install_torch
+  fetch_pypi
   exit 0
 fi
 
@@ -95,3 +103,4 @@ export DEBIAN_FRONTEND=noninteractive
 "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fetch_cuobjdump
 install_torch
+fetch_pypi

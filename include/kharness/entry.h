@@ -45,6 +45,12 @@ typedef struct kh_arg {
 #define KH_ENTRY_BAD_ARGS (-1000)  /* the shim rejected args/nargs; see kh_last_error */
 #define KH_ENTRY_EXCEPTION (-1001) /* the kernel threw; see kh_last_error */
 
+/* How kh_last_error() starts when a value-returning entry (tvm-ffi binding) returned an
+ * output of the wrong dtype or shape; the orchestrator reports INCORRECT_DTYPE or
+ * INCORRECT_SHAPE for them instead of RUNTIME_ERROR. */
+#define KH_WRONG_OUTPUT_DTYPE "kharness: wrong output dtype"
+#define KH_WRONG_OUTPUT_SHAPE "kharness: wrong output shape"
+
 /* Exported symbol names and their types, for dlsym(). */
 #define KH_SYMBOL_ENTRY_V1 "kh_entry_v1"
 #define KH_SYMBOL_ABI_VERSION "kh_abi_version"

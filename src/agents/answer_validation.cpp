@@ -122,9 +122,15 @@ std::vector<SourceFile> read_sources(const fs::path& folder, const AnswerManifes
 
 Solution assemble(const AnswerManifest& m, std::vector<SourceFile> sources, const ProposalContext& ctx,
                   const std::string& agent, const std::string& folder_name) {
-  // Candidates are called through kharness's C ABI (include/kharness/kernel.h).
+  // A candidate keeps its parent's binding (tvm-ffi keeps a loop's winners runnable by
+  // flashinfer-bench as they are), or kharness's C ABI (include/kharness/kernel.h).
+  const std::string parent_binding = resolved_binding(ctx.parent);
+  const bool same_language = m.language == ctx.parent.spec.language;
   nlohmann::ordered_json spec = {
-      {"language", m.language}, {"entry_point", m.entry_point}, {"binding", "kharness"}};
+      {"language", m.language},
+      {"entry_point", m.entry_point},
+      {"binding", same_language && !parent_binding.empty() ? parent_binding : "kharness"}};
+  if (same_language && !ctx.parent.spec.uses_destination_passing()) spec["destination_passing_style"] = false;
   if (m.language == ctx.parent.spec.language && !ctx.parent.spec.target_hardware.empty()) {
     spec["target_hardware"] = ctx.parent.spec.target_hardware;
   }

@@ -6,6 +6,20 @@ namespace kh::agents {
 
 namespace {
 
+// How the entry function's parameters are fixed, in the parent's binding.
+std::string signature_rule(const Solution& parent) {
+  if (resolved_binding(parent) == "tvm-ffi") {
+    return std::string(
+               "binding tvm-ffi, as flashinfer-bench runs it: tvm::ffi::TensorView arguments, the "
+               "definition's inputs") +
+           (parent.spec.uses_destination_passing() ? " then its outputs"
+                                                   : ", with the outputs returned as tvm::ffi::Tensor") +
+           "; kernels launched on the stream TVMFFIEnvGetStream(device.device_type, device.device_id) gives; "
+           "the entry exported with TVM_FFI_DLL_EXPORT_TYPED_FUNC(<entry name>, <function>)";
+  }
+  return "the entry function's parameters are fixed by the definition: inputs, then outputs, then the stream";
+}
+
 std::string goal(const ProposalContext& c) {
   const Hypothesis& h = c.hypothesis;
   std::string s = fmt::format(
@@ -19,9 +33,8 @@ std::string goal(const ProposalContext& c) {
   if (!h.directive.empty()) s += fmt::format("- a person's note for this round: {}\n", h.directive);
   s += fmt::format(
       "\nStay within this direction; if you try several candidates, vary the technique family and say "
-      "which one each uses. Keep the parent's function signature (the entry function's parameters are "
-      "fixed by the definition: inputs, then outputs, then the stream). Language: {}.\n",
-      c.parent.spec.language);
+      "which one each uses. Keep the parent's function signature ({}). Language: {}.\n",
+      signature_rule(c.parent), c.parent.spec.language);
   return s;
 }
 

@@ -5,8 +5,11 @@
 #include <set>
 
 #include "archive/relative_path.h"
+#include "archive/upstream_solution.h"
+#include "archive/upstream_trace.h"
 #include "archive/write_transaction.h"
 #include "error/error.h"
+#include "trace/json_io.h"
 
 namespace kh::archive {
 namespace fs = std::filesystem;
@@ -137,12 +140,19 @@ class SetExporter {
   void input_files();
   void solutions();
   void traces();
+  [[nodiscard]] std::optional<std::string> upstream_solution_text(std::int64_t id, const std::string& name,
+                                                                  const std::string& definition,
+                                                                  const std::string& text);
+  [[nodiscard]] std::vector<std::string> hardware_of(std::int64_t solution_id) const;
 
   Archive& archive_;
   SetWriter& writer_;
   const ExportOptions& options_;
   ExportReport& report_;
   std::map<std::string, std::string> op_types_;  // definition name -> op_type
+  std::map<std::string, Definition> parsed_;     // definition name -> its model (upstream export)
+  std::set<std::string> exported_names_;         // solution names written (upstream export)
+  std::map<std::int64_t, std::string> renamed_;  // solution id -> the name it was exported under
 };
 
 void SetExporter::definitions() {
@@ -160,6 +170,11 @@ void SetExporter::definitions() {
                                                                 "/" + component(name) + ".json");
     writer_.write_whole(path, s.column_text(2));
     ++report_.definitions;
+    try {
+      parsed_.emplace(name, parse_definition(s.column_text(2)));
+    } catch (const Error& e) {  // only conversions need it; each says so if it is missing
+      report_.warnings.push_back("definition '" + name + "' does not parse: " + e.what());
+    }
   }
   if (options_.definition && op_types_.empty()) {
     throw Error(Location{"", 0, "--definition"},
@@ -192,7 +207,7 @@ void SetExporter::input_files() {
 
 void SetExporter::solutions() {
   Statement s = query(
-      "SELECT name, definition, json_blob, source_path, content_id FROM solutions "
+      "SELECT name, definition, json_blob, source_path, content_id, id FROM solutions "
       "WHERE role != 'reference'" +
       filter("definition") + " ORDER BY id");
   while (s.step()) {
@@ -202,18 +217,64 @@ void SetExporter::solutions() {
     // Two contents under one name (a solution edited between evaluations): both kept.
     if (writer_.was_written(path))
       path = folder + component(name) + "-" + s.column_text(4).substr(0, 12) + ".json";
-    if (writer_.write_whole(path, archive_.blobs().read(s.column_text(2)))) ++report_.solutions;
+    std::optional<std::string> text = archive_.blobs().read(s.column_text(2));
+    if (options_.upstream) {
+      const std::string exported =
+          exported_names_.count(name) ? name + "-" + s.column_text(4).substr(0, 12) : name;
+      if (exported != name) renamed_[s.column_int(5)] = exported;
+      text = upstream_solution_text(s.column_int(5), name, definition, *text);
+      if (!text) continue;
+      exported_names_.insert(exported);
+    }
+    if (writer_.write_whole(path, *text)) ++report_.solutions;
   }
 }
 
+std::vector<std::string> SetExporter::hardware_of(std::int64_t solution_id) const {
+  Statement s = archive_.db().prepare(
+      "SELECT DISTINCT e.hardware FROM traces t JOIN environments e ON e.id = t.environment_id "
+      "WHERE t.solution_id = ?1 AND e.hardware != '' ORDER BY e.hardware");
+  s.bind(1, solution_id);
+  std::vector<std::string> out;
+  while (s.step()) out.push_back(s.column_text(0));
+  return out;
+}
+
+std::optional<std::string> SetExporter::upstream_solution_text(std::int64_t id, const std::string& name,
+                                                               const std::string& definition,
+                                                               const std::string& text) {
+  UpstreamSolutionInputs in;
+  const auto def = parsed_.find(definition);
+  in.definition = def == parsed_.end() ? nullptr : &def->second;
+  in.hardware = hardware_of(id);
+  if (auto it = renamed_.find(id); it != renamed_.end()) in.rename = it->second;
+  UpstreamSolution out = upstream_solution(text, in);
+  if (!out.note.empty()) report_.notes.push_back("solution '" + name + "': " + out.note);
+  if (!out.text) {
+    ++report_.left_out;
+    report_.warnings.push_back("solution '" + name + "' " + out.note);
+  } else if (*out.text != text) {
+    ++report_.converted;
+  }
+  return std::move(out.text);
+}
+
 void SetExporter::traces() {
-  Statement s = query("SELECT definition, line, source_path FROM traces WHERE 1" + filter("definition") +
-                      " ORDER BY source_path IS NULL, source_path, source_line, id");
+  Statement s = query("SELECT definition, line, source_path, solution_id FROM traces WHERE 1" +
+                      filter("definition") + " ORDER BY source_path IS NULL, source_path, source_line, id");
   while (s.step()) {
     const std::string definition = s.column_text(0);
     const std::string path = s.column_optional_text(2).value_or("traces/" + op_type(definition) + "/" +
                                                                 component(definition) + ".jsonl");
-    writer_.append_line(path, s.column_text(1));
+    std::string line = s.column_text(1);
+    if (options_.upstream) {
+      std::optional<std::string> rename;
+      if (const auto id = s.column_optional_int(3)) {
+        if (auto it = renamed_.find(*id); it != renamed_.end()) rename = it->second;
+      }
+      if (auto rewritten = upstream_trace_line(line, rename)) line = std::move(*rewritten);
+    }
+    writer_.append_line(path, line);
     ++report_.traces;
   }
 }

@@ -17,6 +17,7 @@
 #include "build/entry_shim.h"
 #include "build/include_dir.h"
 #include "build/toolchain.h"
+#include "build/tvm_ffi_shim.h"
 #include "error/error.h"
 
 namespace kh {
@@ -36,6 +37,8 @@ struct Plan {
   std::filesystem::path include_dir;
   EntryShim shim;
   std::string key;
+  // A link error that has a clearer one-line meaning (an unexported tvm-ffi entry).
+  std::pair<std::string, std::string> log_hint;
 };
 
 void check_request(const BuildRequest& r) {
@@ -68,13 +71,20 @@ Plan make_plan(const BuildRequest& r) {
   Plan plan{&toolchain_for_language(r.language),
             r.include_dir.empty() ? default_include_dir() : r.include_dir,
             {},
+            {},
             {}};
   if (!is_include_dir(plan.include_dir)) {
     throw Error(detail::at_field("include_dir"),
                 "'" + plan.include_dir.string() + "' does not hold the kharness headers");
   }
-  plan.shim = generate_entry_shim(r.signature, std::string(kSourceDir) + "/" + r.entry_file,
-                                  plan.toolchain->shim_extension());
+  const std::string entry_include = std::string(kSourceDir) + "/" + r.entry_file;
+  if (r.binding == EntryBinding::tvm_ffi) {
+    plan.shim = generate_tvm_ffi_shim(r.signature, entry_include, plan.toolchain->shim_extension(),
+                                      r.destination_passing);
+    plan.log_hint = tvm_ffi_missing_export_hint(r.signature);
+  } else {
+    plan.shim = generate_entry_shim(r.signature, entry_include, plan.toolchain->shim_extension());
+  }
   plan.key = detail::build_key(r, *plan.toolchain, plan.include_dir, plan.shim);
   return plan;
 }
@@ -118,22 +128,29 @@ CompileOutcome compile(const BuildRequest& r, const Plan& plan, const std::files
   const std::filesystem::path work = stage / "work";
   detail::write_sources(work / kSourceDir, r.sources);
   write_text(work / plan.shim.file_name, plan.shim.content);
+  // A binding's headers come first: tvm-ffi's dlpack.h is newer than kharness's copy.
+  std::vector<std::filesystem::path> includes = r.extra_include_dirs;
+  includes.insert(includes.end(), {plan.include_dir, kSourceDir});
   // Paths relative to the work dir keep the temp dir's name out of the log.
   CompileJob job{work,
                  translation_units(r, plan),
                  std::filesystem::path("..") / kLibrary,
-                 {plan.include_dir, kSourceDir},
+                 std::move(includes),
                  r.defines,
                  r.extra_flags,
                  r.arch,
+                 r.library_dirs,
+                 r.libraries,
                  r.timeout};
   return plan.toolchain->compile_shared(job);
 }
 
-std::string failure_message(const CompileOutcome& outcome, const BuildRequest& r) {
+std::string failure_message(const CompileOutcome& outcome, const BuildRequest& r, const Plan& plan) {
   if (outcome.status == BuildResult::Status::timeout) {
     return "compile did not finish within " + std::to_string(r.timeout.count()) + " s";
   }
+  if (!plan.log_hint.first.empty() && outcome.log.find(plan.log_hint.first) != std::string::npos)
+    return plan.log_hint.second;
   std::string line = detail::first_error_line(outcome.log);
   return line.empty() ? "the compiler failed without a message" : line;
 }
@@ -145,6 +162,7 @@ Json meta_json(const BuildRequest& r, const Plan& plan, const CompileOutcome& ou
               {"status", build_status_name(outcome.status)},
               {"message", message},
               {"language", r.language},
+              {"binding", entry_binding_name(r.binding)},
               {"arch", r.arch},
               {"toolchain", plan.toolchain->name()},
               {"toolchain_version", plan.toolchain->version()},
@@ -224,7 +242,7 @@ BuildResult BuildCache::build(const BuildRequest& request) const {
   result.status = outcome.status;
   result.key = plan.key;
   result.log = "$ " + command_line(outcome.command) + "\n" + outcome.log;
-  if (outcome.status != BuildResult::Status::ok) result.message = failure_message(outcome, request);
+  if (outcome.status != BuildResult::Status::ok) result.message = failure_message(outcome, request, plan);
   if (outcome.status == BuildResult::Status::timeout) {
     result.seconds = seconds_since(start);
     return result;

@@ -27,6 +27,10 @@ std::optional<BuildResult::Status> parse_build_status(std::string_view name) noe
   return std::nullopt;
 }
 
+std::string_view entry_binding_name(EntryBinding b) noexcept {
+  return b == EntryBinding::tvm_ffi ? "tvm-ffi" : "kharness";
+}
+
 std::string arch_for_compute_capability(int cc, std::string_view override_arch) {
   if (!override_arch.empty()) return std::string(override_arch);
   switch (cc) {

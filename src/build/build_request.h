@@ -18,8 +18,18 @@ struct BuildSource {
   std::string content;
 };
 
+// How the worker reaches the entry function: through kharness's own ABI
+// (include/kharness/kernel.h) or through apache-tvm-ffi's, as flashinfer-bench calls it.
+// Either way the built library exports kharness/entry.h; only the generated shim differs.
+enum class EntryBinding { kharness, tvm_ffi };
+
+[[nodiscard]] std::string_view entry_binding_name(EntryBinding b) noexcept;  // "kharness", "tvm-ffi"
+
 struct BuildRequest {
   std::string language;  // "cuda" (nvcc) or "cpp" (g++)
+  EntryBinding binding = EntryBinding::kharness;
+  // tvm-ffi only: false when the entry returns its outputs instead of writing them.
+  bool destination_passing = true;
   std::vector<BuildSource> sources;
   std::string entry_file;      // one of sources[].path
   std::string entry_function;  // must equal signature.function when that is set
@@ -28,7 +38,13 @@ struct BuildRequest {
   std::vector<std::string> defines;      // "NAME" or "NAME=value", passed as -D
   std::vector<std::string> extra_flags;  // passed to the compiler verbatim (harness-chosen)
   std::filesystem::path include_dir;     // kharness public headers + dlpack; "" = default_include_dir()
-  std::chrono::seconds timeout{300};     // wall clock for the whole compile
+  // A binding's own headers and libraries (tvm-ffi's): searched before include_dir, each
+  // library directory also an rpath, libraries linked only where used (--as-needed).
+  std::vector<std::filesystem::path> extra_include_dirs;
+  std::vector<std::filesystem::path> library_dirs;
+  std::vector<std::string> libraries;
+  std::string dependency_fingerprint;  // identifies those headers and libraries; part of the key
+  std::chrono::seconds timeout{300};   // wall clock for the whole compile
 };
 
 struct BuildResult {

@@ -50,6 +50,9 @@ class NvccToolchain final : public Toolchain {
  protected:
   // Unresolved symbols fail the build here instead of at dlopen in the worker.
   std::vector<std::string> link_flags() const override { return {"-Xlinker", "--no-undefined"}; }
+  std::vector<std::string> linker_option(std::string_view option) const override {
+    return {"-Xlinker", std::string(option)};
+  }
 
  private:
   // "sm_90a" -> "-gencode=arch=compute_90a,code=sm_90a"
@@ -65,6 +68,17 @@ class NvccToolchain final : public Toolchain {
   }
 };
 }  // namespace
+
+std::optional<std::filesystem::path> cuda_library_dir() {
+  const auto nvcc = detail::find_compiler("KHARNESS_NVCC", "nvcc", {"/usr/local/cuda/bin/nvcc"});
+  if (!nvcc) return std::nullopt;
+  std::error_code ec;
+  const std::filesystem::path home = std::filesystem::canonical(*nvcc, ec).parent_path().parent_path();
+  for (const char* sub : {"lib64", "targets/x86_64-linux/lib", "lib"}) {
+    if (std::filesystem::exists(home / sub / "libcudart.so", ec)) return home / sub;
+  }
+  return std::nullopt;
+}
 
 std::unique_ptr<Toolchain> make_nvcc_toolchain() { return std::make_unique<NvccToolchain>(); }
 

@@ -44,6 +44,15 @@ std::vector<std::string> Toolchain::command(const CompileJob& job) const {
   argv.push_back(job.output.string());
   for (const auto& src : job.sources) argv.push_back(src.string());
   for (std::string& f : link_flags()) argv.push_back(std::move(f));
+  auto linker = [&](const std::string& option) {
+    for (std::string& f : linker_option(option)) argv.push_back(std::move(f));
+  };
+  for (const auto& dir : job.library_dirs) {
+    argv.push_back("-L" + dir.string());
+    linker("-rpath," + dir.string());
+  }
+  if (!job.libraries.empty()) linker("--as-needed");
+  for (const std::string& lib : job.libraries) argv.push_back("-l" + lib);
   return argv;
 }
 

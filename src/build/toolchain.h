@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,7 +24,9 @@ struct CompileJob {
   std::vector<std::filesystem::path> include_dirs;
   std::vector<std::string> defines;  // NAME or NAME=value
   std::vector<std::string> extra_flags;
-  std::string arch;  // "" for host compilers
+  std::string arch;                                 // "" for host compilers
+  std::vector<std::filesystem::path> library_dirs;  // -L, and an rpath so the library loads as built
+  std::vector<std::string> libraries;               // -l, linked only where used (--as-needed)
   std::chrono::milliseconds timeout{std::chrono::seconds(300)};
 };
 
@@ -67,7 +70,15 @@ class Toolchain {
  protected:
   // Flags placed after the sources (libraries to link).
   [[nodiscard]] virtual std::vector<std::string> link_flags() const { return {}; }
+  // `option` handed to the linker through the compiler driver ("-Wl,OPT" for g++).
+  [[nodiscard]] virtual std::vector<std::string> linker_option(std::string_view option) const {
+    return {"-Wl," + std::string(option)};
+  }
 };
+
+// The CUDA toolkit's library folder (lib64 beside nvcc's bin/), where nvcc is found and
+// the folder holds libcudart; the folder CUDA solutions link cuBLAS and friends from.
+[[nodiscard]] std::optional<std::filesystem::path> cuda_library_dir();
 
 // The toolchain registered under `name` ("nvcc", "g++"). Throws kh::Error if unknown.
 [[nodiscard]] const Toolchain& toolchain(std::string_view name);

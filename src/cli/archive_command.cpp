@@ -33,6 +33,8 @@ struct ExportArgs {
   std::string out;
   std::string definition;
   bool json = false;
+  bool upstream = false;  // the default; the flag says so explicitly
+  bool native = false;
 };
 
 // A progress line on stderr: redrawn in place on a terminal, every few seconds otherwise.
@@ -121,19 +123,31 @@ int run_export(const ExportArgs& a) {
   archive::Archive store = archive::Archive::open_existing(a.archive);
   archive::ExportOptions options;
   if (!a.definition.empty()) options.definition = a.definition;
+  options.upstream = !a.native;
   const archive::ExportReport r = archive::export_trace_set(store, a.out, options);
   if (a.json) {
-    const json out = {{"archive", a.archive},         {"out", a.out},
-                      {"definitions", r.definitions}, {"workloads", r.workloads},
-                      {"solutions", r.solutions},     {"traces", r.traces},
-                      {"input_files", r.input_files}, {"files", r.files},
-                      {"warnings", r.warnings}};
+    const json out = {{"archive", a.archive},
+                      {"out", a.out},
+                      {"definitions", r.definitions},
+                      {"workloads", r.workloads},
+                      {"solutions", r.solutions},
+                      {"traces", r.traces},
+                      {"input_files", r.input_files},
+                      {"files", r.files},
+                      {"upstream", options.upstream},
+                      {"solutions_converted", r.converted},
+                      {"solutions_left_out", r.left_out},
+                      {"warnings", r.warnings},
+                      {"notes", r.notes}};
     std::cout << out.dump(2) << "\n";
     return 0;
   }
   fmt::print(
       "exported {} definitions, {} workloads, {} solutions, {} traces, {} input files to {} ({} files)\n",
       r.definitions, r.workloads, r.solutions, r.traces, r.input_files, a.out, r.files);
+  if (options.upstream && (r.converted > 0 || r.left_out > 0))
+    fmt::print("for flashinfer-bench: {} solution(s) changed, {} left out\n", r.converted, r.left_out);
+  for (const std::string& n : r.notes) fmt::print("note: {}\n", n);
   for (const std::string& w : r.warnings) fmt::print("warning: {}\n", w);
   return 0;
 }
@@ -157,6 +171,13 @@ void add_export(CLI::App& parent, int& exit_code) {
   cmd->add_option("--definition", args->definition,
                   "Only this definition, its workloads, solutions and traces");
   cmd->add_flag("--json", args->json, "Print the counts as JSON");
+  auto* upstream =
+      cmd->add_flag("--upstream", args->upstream,
+                    "A set flashinfer-bench loads and runs as it is (the default): upstream statuses, "
+                    "kharness-binding solutions converted to tvm-ffi");
+  auto* native = cmd->add_flag("--native", args->native,
+                               "kharness's own forms instead (REWARD_HACK statuses, kharness bindings)");
+  upstream->excludes(native);
   cmd->callback([args, &exit_code] { guarded_run(exit_code, [&] { return run_export(*args); }); });
 }
 

@@ -177,8 +177,14 @@ int run_eval(const EvalArgs& a) {
   }
   archive::EvaluationContext context;
   context.started_at = archive::utc_now();
-  EvaluationTarget target = ops.target(in.definition, in.workloads, in.root,
-                                       read_candidate(a, ops, backend, context.candidate_json), backend);
+  Solution candidate = read_candidate(a, ops, backend, context.candidate_json);
+  if (candidate.definition != in.definition.name) {
+    fmt::print(stderr,
+               "error: {}: solution '{}' is a solution of definition '{}', not of '{}' (--definition)\n",
+               a.solution, candidate.name, candidate.definition, in.definition.name);
+    return 1;
+  }
+  EvaluationTarget target = ops.target(in.definition, in.workloads, in.root, std::move(candidate), backend);
   if (a.reference == "pytorch") target.reference = definition_reference(in.definition);
   if (a.reference == "native") target.reference = ops.reference(in.definition.name, backend);
   target.tolerance = tolerance_for(a, op);

@@ -4,6 +4,8 @@
 
 #include "build/build_queue.h"
 #include "build/include_dir.h"
+#include "build/toolchain.h"
+#include "build/tvm_ffi_runtime.h"
 #include "error/error.h"
 #include "eval/python/python_solution.h"
 #include "worker/self_executable.h"
@@ -12,23 +14,46 @@ namespace kh {
 
 namespace {
 
-// A solution opts into the kharness ABI with binding "kharness", or by including
-// <kharness/kernel.h> without naming a binding. tvm-ffi and torch bindings need a
-// Python runtime that kharness does not embed.
-void check_binding(const Solution& s) {
-  const bool includes_abi = [&] {
-    for (const auto& f : s.sources) {
-      if (f.content.find("kharness/kernel.h") != std::string::npos) return true;
-    }
-    return false;
-  }();
-  if (s.spec.binding && *s.spec.binding == "kharness") return;
-  if (!s.spec.binding && includes_abi) return;
-  throw Error(
-      Location{"", 0, "spec.binding"},
-      fmt::format("binding '{}' is not supported: kharness calls entry points through its own C ABI; "
-                  "write the entry against include/kharness/kernel.h and set spec.binding to 'kharness'",
-                  s.spec.effective_binding()));
+// Solution kinds that no worker of kharness runs, refused with what to use instead.
+void refuse_unsupported(const Solution& s) {
+  if (s.spec.language == "tilelang") {
+    throw Error(
+        Location{"", 0, "spec.language"},
+        "language 'tilelang' is not supported: its kernels are compiled by the tilelang Python package at "
+        "run time, which kharness does not run; port the kernel to 'triton', or to 'cuda' with binding "
+        "'tvm-ffi'");
+  }
+  const bool native = s.spec.language == "cpp" || s.spec.language == "cuda";  // upstream ignores it elsewhere
+  if (native && resolved_binding(s) == "torch") {
+    throw Error(
+        Location{"", 0, "spec.binding"},
+        "binding 'torch' (a torch C++ extension) is not supported: its entry exists only as an attribute of "
+        "a Python module that torch builds and loads, and kharness calls native entries from its C++ worker; "
+        "keep the sources and export the entry with TVM_FFI_DLL_EXPORT_TYPED_FUNC over "
+        "tvm::ffi::TensorView arguments (binding 'tvm-ffi', which flashinfer-bench runs too)");
+  }
+}
+
+EntryBinding entry_binding(const Solution& s) {
+  const std::string binding = resolved_binding(s);
+  if (binding == "kharness") return EntryBinding::kharness;
+  if (binding == "tvm-ffi") return EntryBinding::tvm_ffi;
+  throw Error(Location{"", 0, "spec.binding"},
+              fmt::format("binding '{}' is not supported; use 'tvm-ffi' or 'kharness'", binding));
+}
+
+// tvm-ffi's headers and library, and what flashinfer-bench links a CUDA solution with
+// (the driver and cuBLAS), here only where the solution uses them.
+void add_tvm_ffi(BuildRequest& r, const BuildSettings& settings) {
+  const TvmFfiRuntime& runtime = find_tvm_ffi(settings.tvm_ffi_beside);
+  r.extra_include_dirs = runtime.include_dirs;
+  r.library_dirs = {runtime.library_dir};
+  r.libraries = {"tvm_ffi"};
+  r.dependency_fingerprint = "apache-tvm-ffi " + runtime.version + " " + runtime.fingerprint;
+  if (r.language == "cuda") {
+    r.libraries.insert(r.libraries.end(), {"cuda", "cublas"});
+    if (auto lib = cuda_library_dir()) r.library_dirs.push_back(*lib);
+  }
 }
 
 std::string language_for(const std::string& backend) { return backend == "cuda" ? "cuda" : "cpp"; }
@@ -54,6 +79,7 @@ BuildSettings evaluation_build_settings(const EvalOptions& options, int compute_
       options.worker_executable.empty() ? self_executable() : options.worker_executable;
   if (is_include_dir(worker.parent_path() / "include"))
     settings.include_dir = worker.parent_path() / "include";
+  settings.tvm_ffi_beside = worker.parent_path();
   return settings;
 }
 
@@ -75,6 +101,7 @@ KernelSignature kernel_signature(const Definition& definition, const std::string
 }
 
 BuildRequest build_request(const Solution& s, const Definition& definition, const BuildSettings& settings) {
+  refuse_unsupported(s);
   const std::string wanted = language_for(settings.backend);
   if (s.spec.language != wanted) {
     throw Error(
@@ -82,15 +109,17 @@ BuildRequest build_request(const Solution& s, const Definition& definition, cons
         fmt::format("language '{}' cannot run on the {} backend, which takes '{}', 'python'{} solutions",
                     s.spec.language, settings.backend, wanted, wanted == "cuda" ? " and 'triton'" : ""));
   }
-  if (!s.spec.uses_destination_passing()) {
-    throw Error(
-        Location{"", 0, "spec.destination_passing_style"},
-        "a C++ or CUDA entry writes outputs kharness allocates (destination passing); only Python and Triton "
-        "solutions may return their outputs");
+  const EntryBinding binding = entry_binding(s);
+  if (!s.spec.uses_destination_passing() && binding != EntryBinding::tvm_ffi) {
+    throw Error(Location{"", 0, "spec.destination_passing_style"},
+                "the kharness binding is destination-passing (outputs are the trailing arguments); a "
+                "value-returning C++/CUDA entry needs binding 'tvm-ffi' (Python and Triton solutions may "
+                "return their outputs too)");
   }
-  check_binding(s);
   BuildRequest r;
   r.language = s.spec.language;
+  r.binding = binding;
+  r.destination_passing = s.spec.uses_destination_passing();
   for (const auto& f : s.sources) r.sources.push_back({f.path, f.content});
   r.entry_file = s.spec.entry_file();
   r.entry_function = s.spec.entry_function();
@@ -99,6 +128,7 @@ BuildRequest build_request(const Solution& s, const Definition& definition, cons
   r.defines = settings.defines;
   r.timeout = settings.timeout;
   r.include_dir = settings.include_dir;
+  if (binding == EntryBinding::tvm_ffi) add_tvm_ffi(r, settings);
   return r;
 }
 

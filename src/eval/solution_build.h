@@ -21,6 +21,8 @@ struct BuildSettings {
   std::vector<std::string> defines;
   std::chrono::seconds timeout{300};
   std::filesystem::path include_dir;  // kharness + dlpack headers; empty: default_include_dir()
+  std::filesystem::path
+      tvm_ffi_beside;  // where to look for tvm-ffi (find_tvm_ffi); empty: this executable's folder
 };
 
 // The settings evaluate_solution builds with on a device of this compute capability (0:

@@ -1,6 +1,7 @@
 #include "eval/workload_evaluation.h"
 
 #include <fmt/format.h>
+#include <kharness/entry.h>
 
 #include <algorithm>
 #include <future>
@@ -28,6 +29,14 @@ constexpr std::uint8_t kPoison[2] = {0xFF, 0xA5};
 // was blind to work the candidate ran: records disabled or dropped.
 constexpr double kEventExcessRatio = 1.5;
 constexpr double kEventExcessFloorMs = 0.05;
+
+// A value-returning entry's shim names an output of the wrong dtype or shape
+// (kharness/entry.h); any other error of the call is a runtime error.
+EvalStatus candidate_error_status(const std::string& message) {
+  if (message.find(KH_WRONG_OUTPUT_SHAPE) != std::string::npos) return EvalStatus::incorrect_shape;
+  if (message.find(KH_WRONG_OUTPUT_DTYPE) != std::string::npos) return EvalStatus::incorrect_dtype;
+  return EvalStatus::runtime_error;
+}
 
 std::size_t default_budget(const std::string& backend) {
   return backend == "cuda" ? (std::size_t{2} << 30) : (std::size_t{256} << 20);
@@ -97,7 +106,7 @@ void WorkloadEvaluation::fail_call(const CallFailure& f, const std::string& when
       fail(EvalStatus::runtime_error, fmt::format("{}: worker {}", when, f.message));
       return;
     case CallFailure::Kind::candidate_error:
-      fail(f.status.value_or(EvalStatus::runtime_error),
+      fail(f.status.value_or(candidate_error_status(f.message)),
            fmt::format("{}: {}{}", when, f.message,
                        f.sticky ? " (sticky device error; worker replaced)" : ""));
       return;

@@ -22,7 +22,9 @@ Axis read_axis(const FieldReader& r) {
   Axis a;
   a.raw = r.json();
   a.description = r.string_or("description", "");
-  const std::string type = r.string("type");
+  // Without a type, flashinfer-bench's model reads an axis as const when it has a value
+  // and as var when it has none (its writer leaves the default type out: `{}`).
+  const std::string type = r.missing("type") ? (r.missing("value") ? "var" : "const") : r.string("type");
   if (type == "const") {
     a.kind = ConstAxis{detail::to_int64(r.required("value"), r.at("value"))};
   } else if (type == "var") {
@@ -73,7 +75,10 @@ std::vector<Constraint> read_constraints(const FieldReader& r) {
 
 ordered_json axis_to_json(const Axis& a) {
   ordered_json out = detail::start_from(a.raw);
-  put(out, "type", a.is_const() ? "const" : "var");
+  // An axis read without a type is written back without one, as long as it means the same.
+  const bool typeless =
+      a.raw.is_object() && !a.raw.contains("type") && a.raw.contains("value") == a.is_const();
+  if (!typeless) put(out, "type", a.is_const() ? "const" : "var");
   if (a.is_const())
     put(out, "value", a.const_value());
   else

@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <string>
 
+#include "trace/non_finite.h"
+
 namespace kh {
 namespace {
 
@@ -83,6 +85,13 @@ ordered_json parse_json_text(std::string_view text, const Location& where) {
   try {
     return ordered_json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
+    // NaN and Infinity as bare tokens (Python's json writes them): read as the strings
+    // flashinfer-bench writes for them, which the field readers take as numbers.
+    if (text.find("NaN") != std::string_view::npos || text.find("Infinity") != std::string_view::npos) {
+      ordered_json quoted =
+          ordered_json::parse(quote_non_finite_tokens(text), nullptr, /*allow_exceptions=*/false);
+      if (!quoted.is_discarded()) return quoted;
+    }
     const std::size_t offset = e.byte == 0 ? 0 : e.byte - 1;
     throw located_error(text, where, offset, short_reason(e.what()));
   } catch (const nlohmann::json::out_of_range& e) {

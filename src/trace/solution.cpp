@@ -35,4 +35,12 @@ std::string SolutionSpec::effective_binding() const {
   return (language == "cpp" || language == "cuda") ? "tvm-ffi" : "";
 }
 
+std::string resolved_binding(const Solution& s) {
+  if (s.spec.binding) return *s.spec.binding;
+  for (const SourceFile& f : s.sources) {
+    if (f.content.find("kharness/kernel.h") != std::string::npos) return "kharness";
+  }
+  return s.spec.effective_binding();
+}
+
 }  // namespace kh

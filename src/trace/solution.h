@@ -53,4 +53,10 @@ struct Solution {
   ordered_json raw;
 };
 
+// The binding a solution is built with: its spec's, else "kharness" when a source
+// includes <kharness/kernel.h> (solutions written before the field was set), else the
+// language's default (tvm-ffi for cpp and cuda, as flashinfer-bench), else "" (python,
+// triton and tilelang need none).
+[[nodiscard]] std::string resolved_binding(const Solution& s);
+
 }  // namespace kh

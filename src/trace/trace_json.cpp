@@ -4,6 +4,7 @@
 #include "trace/detail/json_field.h"
 #include "trace/json_io.h"
 #include "trace/json_text.h"
+#include "trace/non_finite.h"
 
 namespace kh {
 namespace {
@@ -53,17 +54,17 @@ ordered_json environment_to_json(const Environment& e) {
 
 ordered_json correctness_to_json(const Correctness& c) {
   ordered_json out = detail::start_from(c.raw);
-  put(out, "max_relative_error", c.max_relative_error);
-  put(out, "max_absolute_error", c.max_absolute_error);
+  put(out, "max_relative_error", number_json(c.max_relative_error));
+  put(out, "max_absolute_error", number_json(c.max_absolute_error));
   put_unless_default(out, "extra", c.extra, c.extra.is_null());
   return out;
 }
 
 ordered_json performance_to_json(const Performance& p) {
   ordered_json out = detail::start_from(p.raw);
-  put(out, "latency_ms", p.latency_ms);
-  put(out, "reference_latency_ms", p.reference_latency_ms);
-  put(out, "speedup_factor", p.speedup_factor);
+  put(out, "latency_ms", number_json(p.latency_ms));
+  put(out, "reference_latency_ms", number_json(p.reference_latency_ms));
+  put(out, "speedup_factor", number_json(p.speedup_factor));
   return out;
 }
 

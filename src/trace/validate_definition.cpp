@@ -16,9 +16,9 @@ void check_axes(const Definition& d, Report& r) {
     if (!is_identifier(name))
       r.warning("axes." + name,
                 "axis name '" + name + "' is not an identifier, so constraints cannot name it");
-    if (axis.is_const() && axis.const_value() <= 0)
+    if (axis.is_const() && axis.const_value() < 0)
       r.error("axes." + name + ".value",
-              "const axis value must be a positive integer, got " + std::to_string(axis.const_value()));
+              "const axis value must be an integer >= 0, got " + std::to_string(axis.const_value()));
   }
 }
 

@@ -85,8 +85,8 @@ std::vector<Diagnostic> validate_workload(const Workload& w, const Definition* d
   Report r(where);
   if (w.uuid.empty()) r.error("uuid", "uuid is missing");
   for (const auto& [name, value] : w.axes)
-    if (value < 1)
-      r.error("axes." + name, "axis value must be an integer >= 1, got " + std::to_string(value));
+    if (value < 0)
+      r.error("axes." + name, "axis value must be an integer >= 0, got " + std::to_string(value));
   check_inputs_alone(w, r);
   if (def != nullptr) {
     check_axes_against(w, *def, r);

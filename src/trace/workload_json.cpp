@@ -3,6 +3,7 @@
 
 #include "trace/detail/json_field.h"
 #include "trace/json_io.h"
+#include "trace/non_finite.h"
 
 namespace kh {
 namespace {
@@ -18,9 +19,14 @@ WorkloadInput read_input(const FieldReader& r) {
     in.source = RandomInput{};
   } else if (type == "scalar") {
     const ordered_json& v = r.required("value");
-    if (!v.is_number() && !v.is_boolean())
-      r.fail("value", "expected a number or a bool, got " + detail::type_of(v));
-    in.source = ScalarInput{v};
+    if (v.is_string()) {
+      // "NaN" / "Infinity" as flashinfer-bench writes them; the value is the number.
+      in.source = ScalarInput{detail::to_double(v, r.at("value"))};
+    } else {
+      if (!v.is_number() && !v.is_boolean())
+        r.fail("value", "expected a number or a bool, got " + detail::type_of(v));
+      in.source = ScalarInput{v};
+    }
   } else if (type == "safetensors") {
     in.source = SafetensorsInput{r.string("path"), r.string("tensor_key")};
   } else {
@@ -35,7 +41,7 @@ ordered_json input_to_json(const WorkloadInput& in) {
     put(out, "type", "random");
   } else if (const auto* s = std::get_if<ScalarInput>(&in.source)) {
     put(out, "type", "scalar");
-    put(out, "value", s->value);
+    put(out, "value", s->value.is_number_float() ? number_json(s->value.get<double>()) : s->value);
   } else {
     const auto& t = std::get<SafetensorsInput>(in.source);
     put(out, "type", "safetensors");

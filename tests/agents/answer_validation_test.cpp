@@ -46,6 +46,22 @@ TEST_F(AnswerValidation, AValidCandidateBecomesASolution) {
   EXPECT_NE(c.solution.name.find("fast"), std::string::npos);
 }
 
+// A loop started from a tvm-ffi solution keeps proposing tvm-ffi ones, so its winner runs
+// under flashinfer-bench as it is; a kharness-ABI parent keeps kharness's binding.
+TEST_F(AnswerValidation, ACandidateKeepsItsParentsBinding) {
+  candidate("fast", manifest());
+  EXPECT_EQ(read().candidates.at(0).solution.spec.binding, "kharness");
+  ctx_.parent.spec.binding = "tvm-ffi";
+  ctx_.parent.spec.destination_passing_style = false;
+  const AnswerReading r = read();
+  ASSERT_EQ(r.candidates.size(), 1u);
+  EXPECT_EQ(r.candidates[0].solution.spec.binding, "tvm-ffi");
+  EXPECT_FALSE(r.candidates[0].solution.spec.uses_destination_passing());
+  // Another language than the parent's gets kharness's own ABI.
+  ctx_.parent.spec.language = "cuda";
+  EXPECT_EQ(read().candidates.at(0).solution.spec.binding, "kharness");
+}
+
 TEST_F(AnswerValidation, ASingleCandidateAtTheTopOfOutIsAccepted) {
   dir_.write("out/manifest.json", manifest());
   dir_.write("out/kernel.cpp", kKernel);

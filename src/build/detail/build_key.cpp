@@ -49,6 +49,18 @@ std::string build_key(const BuildRequest& request, const Toolchain& toolchain,
     h.update_field(header);
     h.update_field(read_file(include_dir / header));
   }
+  // Only a binding other than kharness's adds fields, so existing keys stay as they were.
+  if (request.binding != EntryBinding::kharness) {
+    h.update_field(entry_binding_name(request.binding));
+    h.update_field(request.destination_passing ? "destination-passing" : "value-returning");
+    h.update_field(read_file(include_dir / "kharness/tvm_ffi_bridge.h"));
+    h.update_field(request.dependency_fingerprint);
+    std::vector<std::string> dirs;
+    for (const auto& d : request.extra_include_dirs) dirs.push_back(d.string());
+    for (const auto& d : request.library_dirs) dirs.push_back(d.string());
+    update_list(h, dirs);
+    update_list(h, request.libraries);
+  }
   h.update_field(std::to_string(request.sources.size()));
   for (const BuildSource& src : request.sources) {
     h.update_field(src.path);

@@ -4,6 +4,8 @@
 #include <limits>
 #include <utility>
 
+#include "trace/non_finite.h"
+
 namespace kh::detail {
 
 std::string join_field(const std::string& prefix, std::string_view key) {
@@ -94,10 +96,16 @@ std::optional<bool> FieldReader::boolean(std::string_view key) const {
   return v.get<bool>();
 }
 
-double FieldReader::number(std::string_view key) const {
-  const ordered_json& v = required(key);
-  if (!v.is_number()) fail(key, "expected a number, got " + type_of(v));
-  return v.get<double>();
+double FieldReader::number(std::string_view key) const { return to_double(required(key), at(key)); }
+
+double to_double(const ordered_json& j, const Location& where) {
+  if (j.is_number()) return j.get<double>();
+  if (j.is_string()) {
+    if (auto v = non_finite_from_text(j.get_ref<const std::string&>())) return *v;
+    throw Error(where, "expected a number, got the string \"" + j.get<std::string>() +
+                           "\" (only \"NaN\", \"Infinity\" and \"-Infinity\" stand for numbers)");
+  }
+  throw Error(where, "expected a number, got " + type_of(j));
 }
 
 std::vector<std::string> FieldReader::string_list(std::string_view key) const {

@@ -56,6 +56,9 @@ class FieldReader {
 // Reads an integer that fits int64; throws at `where` otherwise (floats like 4.0 included,
 // because an axis of 4.0 is a mistake in the file, not a value to round).
 [[nodiscard]] std::int64_t to_int64(const ordered_json& j, const Location& where);
+// Reads a number; the strings "NaN", "Infinity" and "-Infinity" (see trace/non_finite.h)
+// are numbers too.
+[[nodiscard]] double to_double(const ordered_json& j, const Location& where);
 [[nodiscard]] std::string expect_string(const ordered_json& j, const Location& where);
 [[nodiscard]] std::string type_of(const ordered_json& j);  // "a string", "null", ...
 
