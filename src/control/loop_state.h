@@ -32,8 +32,9 @@ struct LoopState {
   std::vector<Solution> history;       // the same candidates, as solutions
   std::size_t rejected_answers = 0;    // answers refused before evaluation; they count against the budget
   std::vector<archive::Decision> decisions;
-  double elapsed_s = 0;  // wall time of the finished rounds
-  bool resumed = false;  // the loop had a manifest before this run
+  std::int64_t tokens = 0;  // input + output tokens the agents reported in the finished rounds
+  double elapsed_s = 0;     // wall time of the finished rounds
+  bool resumed = false;     // the loop had a manifest before this run
 };
 
 // The loop id a config names (its own, or <definition>-<12 hex of the start>).

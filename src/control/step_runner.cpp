@@ -138,7 +138,9 @@ Sweep StepRunner::run(const StepRequest& r) {
   }
   const EvaluationTarget target = step_target(target_, r);
   EvalOptions options = r.protocol == TimingProtocol::official ? target_.official : target_.robust;
-  options.seed = mix_seed(seed_, key);  // a redone step draws the same inputs
+  // A redone step draws the same inputs, and so do ablation arms sharing a seed scope.
+  options.seed = seed_scope_.empty() ? mix_seed(seed_, key)
+                                     : mix_seed(seed_, step_key(seed_scope_, r.round, r.phase, content_id));
   if (progress_) {
     progress_(fmt::format("  {} {} on {} workload(s), {}", r.phase, r.solution.name, target.workloads.size(),
                           protocol_name(options.protocol)));
