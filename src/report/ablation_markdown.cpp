@@ -49,6 +49,7 @@ void arms_table(std::string& out, const AblationReport& r) {
 
 std::string passes_text(const std::vector<std::optional<double>>& passes) {
   std::vector<std::string> parts;
+  parts.reserve(passes.size());
   for (const auto& p : passes) parts.push_back(p ? format_speedup(*p) : "–");
   return fmt::format("{}", fmt::join(parts, ", "));
 }

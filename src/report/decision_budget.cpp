@@ -14,7 +14,7 @@ bool evaluated(const ordered_json& candidate) {
 // The first status of the candidate's first sweep that is not PASSED, or PASSED.
 std::string first_sweep_status(const ordered_json& candidate) {
   for (const ordered_json& w : array_at(object_at(candidate, "gate"), "workloads")) {
-    const std::string status = text_at(w, "status");
+    std::string status = text_at(w, "status");
     if (status != "PASSED") return status;
   }
   return array_at(object_at(candidate, "gate"), "workloads").empty() ? "" : "PASSED";
