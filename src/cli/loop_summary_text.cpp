@@ -32,6 +32,8 @@ std::string loop_summary_text(const control::LoopSummary& s) {
     out += "speedup over start: " + speedup_sentence(*s.speedup, *s.speedup_round) + "\n";
   } else if (s.best.content_id == s.start.content_id) {
     out += "speedup over start: none (nothing was promoted; the best is the start)\n";
+  } else {
+    out += "speedup over start: not recorded (the promotion was decided before kharness kept its figure)\n";
   }
   if (s.tokens > 0) out += fmt::format("tokens: {} (input + output, as the agents reported)\n", s.tokens);
   out += fmt::format("evaluations: {} measured, {} reused from the archive\n", s.measured, s.reused);
