@@ -41,6 +41,7 @@ struct ProposalContext {
       workspace;  // prepared by the controller (docs/agents.md); may be empty for tuner/replay
   nlohmann::ordered_json evidence = nlohmann::ordered_json::object();  // diagnosis report (JSON)
   std::string evidence_markdown;  // the same report as profile.md, when the controller has it
+  bool with_skills = true;        // false: no skills reach the agent (an ablation arm without them)
   std::uint64_t seed = 0;         // for agents that choose at random: same seed, same proposal
 };
 

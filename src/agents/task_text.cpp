@@ -42,9 +42,8 @@ std::string files_format(const ProposalContext& c) {
   return fmt::format(
       "## Files here\n"
       "`definition.json` (shapes, dtypes, reference), `parent/` (the current best: solution.json and "
-      "its sources), `profile.md`/`profile.json` (the diagnosis), `hypothesis.json`, `skills.md` "
-      "(rules and advice: read it, especially the forbidden tricks), `history.json` (what this loop "
-      "already tried).\n\n"
+      "its sources), `profile.md`/`profile.json` (the diagnosis), `hypothesis.json`, {}`history.json` "
+      "(what this loop already tried).\n\n"
       "## How to answer\n"
       "Write each candidate into its own folder under `out/`, e.g. `out/two_rows/`, holding its source "
       "files and a `manifest.json`:\n\n"
@@ -58,6 +57,7 @@ std::string files_format(const ProposalContext& c) {
       "}}\n"
       "```\n\n"
       "Do not edit anything outside `out/`; only `out/` is read back.\n",
+      c.with_skills ? "`skills.md` (rules and advice: read it, especially the forbidden tricks), " : "",
       c.parent.spec.language, c.parent.spec.language == "cuda" ? "cu" : "cpp", c.parent.spec.entry_function(),
       c.parent.spec.language == "cuda" ? "cu" : "cpp");
 }

@@ -64,6 +64,7 @@ void write_workspace(const ProposalContext& c, const WorkspaceInputs& in) {
   fs::remove_all(ws / "out", ec);
   fs::remove_all(ws / "parent", ec);
   fs::remove(ws / "profile.md", ec);
+  fs::remove(ws / "skills.md", ec);
   fs::create_directories(ws / "out", ec);
   if (ec) throw Error(Location{ws.string(), 0, ""}, "cannot create the workspace: " + ec.message());
   write_file(ws / "TASK.md", task_markdown(c, in.limits, AnswerChannel::files));
@@ -72,7 +73,7 @@ void write_workspace(const ProposalContext& c, const WorkspaceInputs& in) {
   write_file(ws / "profile.json", c.evidence.dump(2) + "\n");
   if (!c.evidence_markdown.empty()) write_file(ws / "profile.md", c.evidence_markdown);
   write_file(ws / "hypothesis.json", hypothesis_json(c).dump(2) + "\n");
-  write_file(ws / "skills.md", in.skills_markdown);
+  if (c.with_skills) write_file(ws / "skills.md", in.skills_markdown);
   write_file(ws / "history.json", history_json(c).dump(2) + "\n");
 }
 
@@ -81,6 +82,10 @@ void write_workspace(const ProposalContext& c, const WorkspaceInputs& in) {
 namespace kh::agents {
 
 ComposedSkills prepare_workspace(const ProposalContext& c, const WorkspaceSettings& settings) {
+  if (!c.with_skills) {
+    write_workspace(c, WorkspaceInputs{"", settings.limits});
+    return {};
+  }
   ComposedSkills skills =
       compose_skills(load_skills(settings.skills),
                      SkillQuery{c.definition.name, c.hypothesis.regime, c.stage, settings.skills_budget});

@@ -7,7 +7,8 @@
 //     profile.md       the diagnosis report (when the controller has it in Markdown)
 //     profile.json     the diagnosis report (JSON)
 //     hypothesis.json  regime, direction, family, rationale, directive, stage, bounds
-//     skills.md        the composed skills (skill_composer.h)
+//     skills.md        the composed skills (skill_composer.h); absent when the request
+//                      says no skills (ProposalContext::with_skills, an ablation arm)
 //     history.json     earlier candidates of this loop, newest last
 //     out/             empty; the answer goes here (answer_validation.h)
 //

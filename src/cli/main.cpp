@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "base/process_group_registry.h"
+#include "cli/ablate_command.h"
 #include "cli/archive_command.h"
 #include "cli/eval_command.h"
 #include "cli/invocation.h"
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
   kh::cli::register_steer(app, exit_code);
   kh::cli::register_skills(app, exit_code);
   kh::cli::register_optimize(app, exit_code);
+  kh::cli::register_ablate(app, exit_code);
   kh::cli::register_worker(app, exit_code);
   kh::cli::remember_invocation(argc, argv);
   try {

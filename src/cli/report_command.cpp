@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "error/error.h"
+#include "report/ablation_report.h"
 #include "report/archive_reader.h"
 #include "report/plot_inputs.h"
 #include "report/plots.h"
@@ -25,6 +26,7 @@ struct ReportArgs {
   std::string archive;
   std::optional<std::string> definition;
   std::optional<std::string> baseline;
+  std::optional<std::string> ablation;
   std::string format = "md";
   std::string out;
   std::size_t top = 20;
@@ -94,9 +96,32 @@ void print(const ReportArgs& a, const std::vector<report::DefinitionReport>& rep
   }
 }
 
+// --ablation ID: the comparison report of one ablation (docs/ablation.md).
+int run_ablation_report(const ReportArgs& a, const report::ArchiveReader& reader) {
+  if (a.format == "csv") throw Error(Location{"", 0, "--format"}, "an ablation report is md or json");
+  const report::AblationReport r = report::load_ablation_report(reader, *a.ablation);
+  if (!a.out.empty()) {
+    const fs::path out(a.out);
+    std::error_code ec;
+    fs::create_directories(out, ec);
+    if (ec) throw Error(Location{a.out, 0, "--out"}, "cannot create the folder: " + ec.message());
+    write_file(out / "report.md", "# kharness ablation report\n\n" + report::ablation_markdown(r, true));
+    write_file(out / "report.json", report::ablation_json(r).dump(2) + "\n");
+    for (const report::NamedPlot& p : report::ablation_plots(r)) write_file(out / (p.name + ".svg"), p.svg);
+    fmt::print(stderr, "report: ablation {} written to {}\n", r.id, a.out);
+  }
+  if (a.format == "json") {
+    fmt::print("{}\n", report::ablation_json(r).dump(2));
+  } else if (a.out.empty()) {
+    fmt::print("# kharness ablation report\n\n{}", report::ablation_markdown(r, false));
+  }
+  return 0;
+}
+
 int run_report(ReportArgs a) {
   if (a.json) a.format = "json";
   const report::ArchiveReader reader = report::ArchiveReader::open(a.archive);
+  if (a.ablation) return run_ablation_report(a, reader);
   std::vector<report::DefinitionReport> reports;
   for (const std::string& name : report::definitions_to_report(reader, a.definition)) {
     reports.push_back(report::load_definition_report(reader, name, a.baseline));
@@ -136,6 +161,9 @@ void register_report(CLI::App& app, int& exit_code) {
   cmd->add_option(
       "--baseline", args->baseline,
       "Baseline solution name (default: <definition>_baseline_<lang>, else the reference latency)");
+  cmd->add_option(
+      "--ablation", args->ablation,
+      "The comparison report of this ablation (kharness ablate): arms, budgets, head to head, plots");
   cmd->add_option("--top", args->top, "Leaderboard rows in markdown (20)")->check(CLI::PositiveNumber);
   cmd->callback([args, &exit_code] {
     try {

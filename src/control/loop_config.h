@@ -19,9 +19,10 @@
 namespace kh::control {
 
 struct LoopBudget {
-  std::int64_t rounds = 3;           // rounds, counting those of earlier runs of this loop
-  std::int64_t max_candidates = 40;  // candidates evaluated in all, over every round
-  std::optional<double> time_s;      // wall seconds of this run and the loop's finished rounds
+  std::int64_t rounds = 3;                 // rounds, counting those of earlier runs of this loop
+  std::int64_t max_candidates = 40;        // candidates evaluated in all, over every round
+  std::optional<double> time_s;            // wall seconds of this run and the loop's finished rounds
+  std::optional<std::int64_t> max_tokens;  // input + output tokens the agents report, over every round
 };
 
 struct LoopConfig {
@@ -39,6 +40,15 @@ struct LoopConfig {
   PromotionRule promotion;
   std::optional<std::uint64_t> seed;  // unset: drawn once and kept in the loop's manifest
   bool ask = false;                   // on a plateau or stall, ask a person (stdin) for a directive
+  // What reaches the agents; an ablation arm may switch either off (docs/ablation.md).
+  bool skills = true;    // the composed skills, in the workspace and the prompt
+  bool evidence = true;  // the round's diagnosis: for hypothesis choice and in the workspace
+  // An ablation arm: memory and steering of this loop alone (no definition-wide memory or
+  // directives), so that arms run side by side never learn from each other.
+  bool isolated = false;
+  // Names the steps' input seeds instead of the loop id (empty: the loop id), so that arms
+  // of one ablation draw the same inputs for the same step.
+  std::string seed_scope;
   std::vector<std::string> command_line;
   std::function<void(const std::string&)> progress;           // a line for stderr
   std::function<std::string(const std::string&)> ask_person;  // question -> answer ("" when none)

@@ -11,6 +11,7 @@
 #include "control/step_marks.h"
 #include "control/step_runner.h"
 #include "error/error.h"
+#include "report/decision_budget.h"
 #include "trace/json_io.h"
 
 namespace kh::control {
@@ -129,6 +130,7 @@ LoopState open_loop(archive::Archive& archive, const LoopConfig& config) {
     if (d.kind == archive::DecisionKind::promote && d.solution && !st.banned.contains(*d.solution))
       st.best = retained_of(archive, *d.solution);
     st.elapsed_s += d.evidence.value("seconds", 0.0);
+    st.tokens += report::decision_budget(d.evidence).tokens;
     st.rejected_answers += d.evidence.value("rejected_answers", nlohmann::ordered_json::array()).size();
     for (const auto& c : d.evidence.value("candidates", nlohmann::ordered_json::array())) {
       if (c.contains("skipped")) continue;  // a repeat, evaluated in an earlier round

@@ -33,8 +33,9 @@ struct LoopState {
   std::vector<Solution> history;       // the same candidates, as solutions
   std::size_t rejected_answers = 0;    // answers refused before evaluation; they count against the budget
   std::vector<archive::Decision> decisions;
-  double elapsed_s = 0;  // wall time of the finished rounds
-  bool resumed = false;  // the loop had a manifest before this run
+  std::int64_t tokens = 0;  // input + output tokens the agents reported in the finished rounds
+  double elapsed_s = 0;     // wall time of the finished rounds
+  bool resumed = false;     // the loop had a manifest before this run
   // Content ids banned from the loop (step_marks.h): never evaluated again, and a banned
   // promoted solution is no longer the retained best (the one it replaced is again).
   std::set<std::string> banned;

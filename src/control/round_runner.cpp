@@ -14,11 +14,13 @@
 #include "control/hypothesis_choice.h"
 #include "control/memory.h"
 #include "control/promotion.h"
+#include "control/reported_speedup.h"
 #include "control/round_diagnosis.h"
 #include "control/seed_mix.h"
 #include "control/stage_bounds.h"
 #include "control/steering.h"
 #include "control/trajectory.h"
+#include "report/decision_budget.h"
 #include "trace/json_io.h"
 
 namespace kh::control {
@@ -43,6 +45,15 @@ std::pair<std::optional<double>, std::optional<double>> paired_means(const Sweep
   return {std::exp(lb / static_cast<double>(n)), std::exp(lc / static_cast<double>(n))};
 }
 
+// An ablation arm's memory: what its own loop tried, nothing of other loops.
+Knowledge own_memory(const Knowledge& all, const std::string& loop_id) {
+  std::vector<MemoryEntry> mine;
+  for (const MemoryEntry& e : all.entries()) {
+    if (e.loop_id == loop_id) mine.push_back(e);
+  }
+  return Knowledge(std::move(mine));
+}
+
 class Round {
  public:
   Round(archive::Archive& archive, const LoopConfig& config, const LoopState& state, StepRunner& steps,
@@ -62,6 +73,11 @@ class Round {
     if (config_.progress) config_.progress(line);
   }
   Sweep measure_best(const std::string& phase, TimingProtocol protocol);
+  Sweep measure(const Retained& who, const std::string& phase, TimingProtocol protocol);
+  // The promotion's reported speedup over the loop's baseline (reported_speedup.h): the
+  // confirmation sweeps of the start (measured now unless it is the retained best) and
+  // the contender.
+  void measure_reported_speedup(const Sweep& contender_confirm, TimingProtocol protocol);
   void choose_hypothesis_for_round();
   [[nodiscard]] std::shared_ptr<agents::Agent> agent_for_stage(std::string_view stage) const;
   void run_stage(const StageBounds& bounds, const Retained& parent);
@@ -73,6 +89,9 @@ class Round {
   std::optional<Retained> best_survivor() const;
   void decide();
   void record();
+  [[nodiscard]] std::int64_t round_tokens() const {
+    return report::decision_budget({{"agent_costs", agent_costs_}}).tokens;
+  }
 
   archive::Archive& archive_;
   const LoopConfig& config_;
@@ -86,6 +105,8 @@ class Round {
 
   std::vector<Sweep> baseline_;  // paired repeats of the retained best
   std::optional<Sweep> baseline_confirm_;
+  std::optional<Sweep> start_confirm_;  // the loop's baseline, when it is not the retained best
+  std::optional<report::PromotedSpeedup> speedup_;
   std::vector<RegimeDiagnosis> diagnoses_;
   Choice choice_;
   Verdict verdict_;
@@ -102,16 +123,30 @@ class Round {
 };
 
 Sweep Round::measure_best(const std::string& phase, TimingProtocol protocol) {
+  return measure(state_.best, phase, protocol);
+}
+
+Sweep Round::measure(const Retained& who, const std::string& phase, TimingProtocol protocol) {
   StepRequest r;
   r.round = round_;
   r.phase = phase;
-  r.solution = state_.best.solution;
-  r.solution_text = state_.best.text;
-  r.role = state_.best.content_id == state_.start.content_id ? config_.start_role : "candidate";
+  r.solution = who.solution;
+  r.solution_text = who.text;
+  r.role = who.content_id == state_.start.content_id ? config_.start_role : "candidate";
   r.protocol = protocol;
   r.retained_best = true;
   r.start = state_.best.content_id == state_.start.content_id;
   return steps_.run(r);
+}
+
+void Round::measure_reported_speedup(const Sweep& contender_confirm, TimingProtocol protocol) {
+  const Sweep* base = &*baseline_confirm_;
+  if (state_.best.content_id != state_.start.content_id) {
+    start_confirm_ = measure(state_.start, "start-confirm", protocol);
+    base = &*start_confirm_;
+  }
+  speedup_ = reported_speedup(*base, contender_confirm, state_.start.content_id, *promotion_,
+                              config_.promotion.min_noise);
 }
 
 void Round::choose_hypothesis_for_round() {
@@ -121,12 +156,14 @@ void Round::choose_hypothesis_for_round() {
   settings.ask = config_.ask;
   verdict_ = supervise(history, settings);
   ChoiceInput in;
-  in.diagnosis = diagnoses_;
-  in.memory = recall(archive_, config_.target.base.definition.name);
+  const std::string& definition = config_.target.base.definition.name;
+  if (config_.evidence) in.diagnosis = diagnoses_;
+  in.memory = config_.isolated ? own_memory(recall(archive_, definition), state_.loop_id)
+                               : recall(archive_, definition);
   in.verdict = verdict_;
   in.stage = Stage::explore;
   in.history = history;
-  in.directives = take_directives(archive_, state_.loop_id, config_.target.base.definition.name, round_);
+  in.directives = take_directives(archive_, state_.loop_id, config_.isolated ? "" : definition, round_);
   in.seed = mix_seed(state_.seed, fmt::format("r{}/hypothesis", round_));
   choice_ = choose_hypothesis(in);
   if (verdict_.action == Action::ask_person && config_.ask_person) {
@@ -172,6 +209,10 @@ void Round::run_stage(const StageBounds& bounds, const Retained& parent) {
     stages_[std::string(bounds.stage)] = {{"note", "the candidate budget is spent"}};
     return;
   }
+  if (config_.budget.max_tokens && state_.tokens + round_tokens() >= *config_.budget.max_tokens) {
+    stages_[std::string(bounds.stage)] = {{"note", "the token budget is spent"}};
+    return;
+  }
   const std::shared_ptr<agents::Agent> agent = agent_for_stage(bounds.stage);
   agents::ProposalContext ctx;
   ctx.definition = config_.target.base.definition;
@@ -185,7 +226,8 @@ void Round::run_stage(const StageBounds& bounds, const Retained& parent) {
   ctx.hypothesis = choice_.hypothesis;
   ctx.stage = std::string(bounds.stage);
   ctx.max_candidates = std::min(bounds.max_candidates, left);
-  ctx.evidence = {{"regimes", regimes_json(plan_, diagnoses_)}};
+  if (config_.evidence) ctx.evidence = {{"regimes", regimes_json(plan_, diagnoses_)}};
+  ctx.with_skills = config_.skills;
   ctx.seed = mix_seed(state_.seed, fmt::format("r{}/{}", round_, bounds.stage));
   ctx.timeout = config_.agent_timeout;
   if (!config_.workspace_root.empty()) {
@@ -362,14 +404,20 @@ void Round::decide() {
   in.contender_confirm = steps_.run(r);
   promotion_ = judge_promotion(in, config_.promotion);
   kind_ = promotion_->promote ? archive::DecisionKind::promote : archive::DecisionKind::reject_restore;
-  reason_ = promotion_->promote
-                ? fmt::format(
-                      "{} is faster than the retained best in {} repeats beyond {:.1f}% noise, N/N, and "
-                      "confirmed by the {} protocol ({:.3f}x)",
-                      c.candidate.solution.name, promotion_->better_repeats, 100 * promotion_->noise,
-                      protocol_name(other), promotion_->confirm_speedup.value_or(0))
-                : fmt::format("{} rejected, the retained best stays: {}", c.candidate.solution.name,
-                              fmt::join(promotion_->failures, "; "));
+  if (!promotion_->promote) {
+    reason_ = fmt::format("{} rejected, the retained best stays: {}", c.candidate.solution.name,
+                          fmt::join(promotion_->failures, "; "));
+    return;
+  }
+  measure_reported_speedup(*in.contender_confirm, other);
+  reason_ = fmt::format(
+      "{} is faster than the retained best in {} repeats beyond {:.1f}% noise, N/N, and confirmed by the "
+      "{} protocol: {} over the loop's baseline{}",
+      c.candidate.solution.name, promotion_->better_repeats, 100 * promotion_->noise, protocol_name(other),
+      speedup_ ? report::format_speedup(speedup_->over_baseline) : std::string("(no common workload)"),
+      start_confirm_ ? fmt::format(", {} over the best it replaced",
+                                   report::format_speedup(promotion_->confirm_speedup.value_or(0)))
+                     : std::string());
 }
 
 RoundRecord round_record_of(const std::string& loop_id, std::int64_t round, const Choice& choice,
@@ -413,6 +461,7 @@ void Round::record() {
                          {"repeats", ordered_json::array()}};
   for (const Sweep& s : baseline_) paired["repeats"].push_back(s.json());
   paired["confirm"] = baseline_confirm_ ? baseline_confirm_->json() : ordered_json(nullptr);
+  if (start_confirm_) paired["start_confirm"] = start_confirm_->json();
   ordered_json evidence = {
       {"loop_id", state_.loop_id},
       {"round", round_},
@@ -430,6 +479,7 @@ void Round::record() {
       {"agent_costs", agent_costs_},
       {"contender", contender_ ? ordered_json(outcomes_[*contender_].content_id) : ordered_json(nullptr)},
       {"promotion", promotion_ ? promotion_->json() : ordered_json(nullptr)},
+      {"speedup", speedup_ ? speedup_->json() : ordered_json(nullptr)},
       {"promotion_rule",
        {{"repeats", config_.promotion.repeats}, {"min_noise", config_.promotion.min_noise}}},
       {"round_record", round_record_json(rr)},
@@ -447,6 +497,7 @@ void Round::record() {
   remember(archive_, config_.target.base.definition.name, rr);
   out_.decision = std::move(d);
   out_.rejected_answers = rejected_.size();
+  out_.tokens = round_tokens();
 }
 
 RoundOutcome Round::run() {

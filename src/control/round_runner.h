@@ -32,6 +32,7 @@ struct RoundOutcome {
   std::size_t rejected_answers = 0;  // answers refused before evaluation (budget)
   std::vector<Solution> candidates;  // those evaluated, for the agents' history
   std::vector<std::string> candidate_ids;
+  std::int64_t tokens = 0;  // input + output tokens the agents reported
   double seconds = 0;
 };
 

@@ -152,7 +152,9 @@ Sweep StepRunner::run(const StepRequest& r) {
   }
   const EvaluationTarget target = step_target(target_, r);
   EvalOptions options = r.protocol == TimingProtocol::official ? target_.official : target_.robust;
-  options.seed = mix_seed(seed_, key);  // a redone step draws the same inputs
+  // A redone step draws the same inputs, and so do ablation arms sharing a seed scope.
+  options.seed = seed_scope_.empty() ? mix_seed(seed_, key)
+                                     : mix_seed(seed_, step_key(seed_scope_, r.round, r.phase, content_id));
   for (;;) {
     const std::size_t strikes = marks_.strikes(key);
     if (!r.start && marks_.banned().contains(content_id)) {

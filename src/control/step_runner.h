@@ -69,6 +69,9 @@ class StepRunner {
   // only one compiler would run. Returns how many were built (cache hits included).
   std::size_t prebuild(const std::vector<Solution>& solutions);
 
+  // Input seeds are named by `scope` in place of the loop id (ablation arms share one).
+  void set_seed_scope(std::string scope) { seed_scope_ = std::move(scope); }
+
   [[nodiscard]] const LoopTarget& target() const noexcept { return target_; }
   [[nodiscard]] std::size_t measured() const noexcept { return measured_; }
   [[nodiscard]] std::size_t reused() const noexcept { return reused_; }
@@ -83,6 +86,7 @@ class StepRunner {
   std::string loop_id_;
   LoopTarget target_;
   std::uint64_t seed_;
+  std::string seed_scope_;  // empty: the loop id
   std::vector<std::string> command_line_;
   std::function<void(const std::string&)> progress_;
   std::size_t measured_ = 0;

@@ -294,7 +294,8 @@ std::vector<ProfileEntry> ArchiveReader::profiles(RowId solution, std::size_t li
 std::vector<DecisionEntry> ArchiveReader::decisions(std::string_view definition, std::size_t limit) const {
   Statement s = db_.prepare(
       "SELECT d.id, d.loop_id, d.round, d.kind, d.solution_id, d.baseline_id, d.evidence_json, d.decided_at "
-      "FROM decisions d JOIN solutions s ON s.id = d.solution_id WHERE s.definition = ? "
+      "FROM decisions d JOIN solutions s ON s.id = COALESCE(d.solution_id, d.baseline_id) "
+      "WHERE s.definition = ? "
       "ORDER BY d.round, d.id LIMIT ?");
   s.bind(1, definition).bind(2, as_int(limit));
   std::vector<DecisionEntry> out;
@@ -309,6 +310,46 @@ std::vector<DecisionEntry> ArchiveReader::solution_decisions(RowId solution) con
   s.bind(1, solution);
   std::vector<DecisionEntry> out;
   while (s.step()) out.push_back(decision_at(s));
+  return out;
+}
+
+std::vector<DecisionEntry> ArchiveReader::promotions(std::string_view definition, std::size_t limit) const {
+  Statement s = db_.prepare(
+      "SELECT d.id, d.loop_id, d.round, d.kind, d.solution_id, d.baseline_id, d.evidence_json, d.decided_at "
+      "FROM decisions d JOIN solutions s ON s.id = d.solution_id WHERE s.definition = ? AND d.kind = "
+      "'promote' "
+      "ORDER BY d.round, d.id LIMIT ?");
+  s.bind(1, definition).bind(2, as_int(limit));
+  std::vector<DecisionEntry> out;
+  while (s.step()) out.push_back(decision_at(s));
+  return out;
+}
+
+std::vector<DecisionEntry> ArchiveReader::loop_decisions(std::string_view loop_id, std::size_t limit) const {
+  Statement s = db_.prepare(
+      "SELECT id, loop_id, round, kind, solution_id, baseline_id, evidence_json, decided_at FROM decisions "
+      "WHERE loop_id = ? ORDER BY round, id LIMIT ?");
+  s.bind(1, loop_id).bind(2, as_int(limit));
+  std::vector<DecisionEntry> out;
+  while (s.step()) out.push_back(decision_at(s));
+  return out;
+}
+
+std::map<std::string, std::string> ArchiveReader::manifest(std::string_view scope) const {
+  Statement s = db_.prepare("SELECT key, value_json FROM loop_manifest WHERE loop_id = ? LIMIT 10000");
+  s.bind(1, scope);
+  std::map<std::string, std::string> out;
+  while (s.step()) out.emplace(s.column_text(0), s.column_text(1));
+  return out;
+}
+
+std::vector<std::string> ArchiveReader::ablations() const {
+  // The primary key (loop_id, key) makes the prefix a range, not a scan.
+  Statement s = db_.prepare(
+      "SELECT substr(loop_id, 10) FROM loop_manifest WHERE loop_id >= 'ablation:' AND loop_id < 'ablation;' "
+      "AND key = 'config' ORDER BY loop_id LIMIT 1000");
+  std::vector<std::string> out;
+  while (s.step()) out.push_back(s.column_text(0));
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -50,6 +51,14 @@ class ArchiveReader {
   // Decisions on the definition's solutions (by round), or on one solution.
   [[nodiscard]] std::vector<DecisionEntry> decisions(std::string_view definition, std::size_t limit) const;
   [[nodiscard]] std::vector<DecisionEntry> solution_decisions(RowId solution) const;
+  // The definition's promote decisions, by round.
+  [[nodiscard]] std::vector<DecisionEntry> promotions(std::string_view definition, std::size_t limit) const;
+  // One loop's decisions, by round (every kind: archive_only rows name no candidate).
+  [[nodiscard]] std::vector<DecisionEntry> loop_decisions(std::string_view loop_id, std::size_t limit) const;
+  // A loop's (or pseudo-loop's, e.g. "ablation:<id>") manifest: key -> JSON text.
+  [[nodiscard]] std::map<std::string, std::string> manifest(std::string_view scope) const;
+  // The ids of the archive's ablations (manifest scope "ablation:<id>"), sorted.
+  [[nodiscard]] std::vector<std::string> ablations() const;
 
   // A blob's bytes, nullopt when the store lacks it (a damaged archive still reports).
   [[nodiscard]] std::optional<std::string> blob(std::string_view sha256) const;

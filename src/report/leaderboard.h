@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "report/archive_rows.h"
+#include "report/promoted_speedup.h"
 #include "report/scoring.h"
 
 namespace kh::report {
@@ -38,6 +39,16 @@ struct CandidateRow {
   Score score;
 };
 
+// A promotion of an optimisation loop on the definition, with its reported speedup
+// (report/promoted_speedup.h): the figure the loop's summary printed.
+struct PromotionRow {
+  std::string loop_id;
+  std::int64_t round = 0;
+  std::optional<RowId> solution_id;
+  std::string solution;                    // its name
+  std::optional<PromotedSpeedup> speedup;  // absent for decisions recorded before kharness kept it
+};
+
 struct DefinitionReport {
   std::string definition;
   std::string baseline;  // the baseline solution's name; "" when only reference latencies were used
@@ -48,6 +59,7 @@ struct DefinitionReport {
   // hashes, run seals: archive/run_check.h). When any, nothing is ranked: a tampered
   // archive is reported, never ranked.
   std::vector<std::string> tampered;
+  std::vector<PromotionRow> promotions;  // by round; filled by load_definition_report
 };
 
 struct LeaderboardInput {

@@ -59,6 +59,16 @@ ordered_json to_json(const DefinitionReport& r) {
             {"tampered", r.tampered},
             {"leaderboard", ordered_json::array()}};
   }
+  ordered_json promotions = ordered_json::array();
+  for (const PromotionRow& p : r.promotions) {
+    promotions.push_back(
+        {{"loop_id", p.loop_id},
+         {"round", p.round},
+         {"solution", p.solution},
+         {"solution_id", p.solution_id ? ordered_json(*p.solution_id) : ordered_json()},
+         {"speedup_over_baseline", p.speedup ? ordered_json(p.speedup->over_baseline) : ordered_json()},
+         {"speedup", p.speedup ? p.speedup->json() : ordered_json()}});
+  }
   return {{"definition", r.definition},
           {"ranked", true},
           {"baseline", r.baseline.empty() ? ordered_json() : ordered_json(r.baseline)},
@@ -66,7 +76,8 @@ ordered_json to_json(const DefinitionReport& r) {
            r.baseline.empty() ? "reference latency" : "baseline solution, else reference latency"},
           {"sweep", r.sweep},
           {"workloads", workloads},
-          {"leaderboard", board}};
+          {"leaderboard", board},
+          {"promotions", std::move(promotions)}};
 }
 
 }  // namespace kh::report

@@ -27,7 +27,17 @@ DefinitionReport load_definition_report(const ArchiveReader& reader, std::string
       }
     }
   }
-  return build_leaderboard(in);
+  DefinitionReport report = build_leaderboard(in);
+  for (const DecisionEntry& d : reader.promotions(definition, 10000)) {
+    PromotionRow row{d.loop_id, d.round, d.solution_id, "", std::nullopt};
+    row.speedup =
+        PromotedSpeedup::from_evidence(nlohmann::ordered_json::parse(d.evidence_json, nullptr, false));
+    if (d.solution_id) {
+      if (const auto s = reader.solution(*d.solution_id)) row.solution = s->name;
+    }
+    report.promotions.push_back(std::move(row));
+  }
+  return report;
 }
 
 std::vector<std::string> definitions_to_report(const ArchiveReader& reader,

@@ -33,7 +33,9 @@ std::string share(const std::optional<double>& v) {
 }
 
 void leaderboard(std::string& out, const DefinitionReport& r, std::size_t top) {
-  out += "| rank | solution | score | mean speedup | win rate | fast_1 | fast_2 | SOL (geomean) | passed |\n";
+  out +=
+      "| rank | solution | contest score | mean speedup | win rate | fast_1 | fast_2 | SOL (geomean) | "
+      "passed |\n";
   out += "|---:|---|---:|---:|---:|---:|---:|---:|---:|\n";
   const auto at = [&](double p) {
     const auto it = std::find(r.sweep.begin(), r.sweep.end(), p);
@@ -78,6 +80,28 @@ void workload_table(std::string& out, const DefinitionReport& r, const Candidate
   }
 }
 
+void promotions_table(std::string& out, const DefinitionReport& r) {
+  out +=
+      "\n#### Promotions\n\n"
+      "Speedup over the loop's baseline: the promotion's robust confirmation, fresh workers, every workload "
+      "(the figure `kharness optimize` printed); the official gate repeats against the best it replaced are "
+      "evidence beside it.\n\n";
+  out += "| loop | round | solution | speedup over the loop's baseline | protocol | noise | gate repeats |\n";
+  out += "|---|---:|---|---:|---|---:|---|\n";
+  for (const PromotionRow& p : r.promotions) {
+    if (!p.speedup) {
+      out += fmt::format("| {} | {} | {} | – | – | – | (recorded before kharness kept the speedup) |\n",
+                         md(p.loop_id), p.round, md(p.solution));
+      continue;
+    }
+    std::vector<std::string> gates;
+    for (const auto& g : p.speedup->gate_repeats) gates.push_back(g ? format_speedup(*g) : "–");
+    out += fmt::format("| {} | {} | {} | {} | {} | {:.1f}% | {} |\n", md(p.loop_id), p.round, md(p.solution),
+                       format_speedup(p.speedup->over_baseline), p.speedup->protocol, 100 * p.speedup->noise,
+                       fmt::join(gates, ", "));
+  }
+}
+
 }  // namespace
 
 std::string to_markdown(const DefinitionReport& r, const MarkdownOptions& options) {
@@ -98,12 +122,14 @@ std::string to_markdown(const DefinitionReport& r, const MarkdownOptions& option
                    "not run).\n\n",
                    r.baseline);
   out += fmt::format(
-      "{} workloads, {} candidates. Score: mean speedup over the baseline, 0 if any workload "
-      "failed.\n\n",
+      "{} workloads, {} candidates. Contest score: the mean, over the workloads, of each latest trace's "
+      "speedup over the baseline solution, 0 if any workload failed; a promotion's speedup is another figure "
+      "(see Promotions).\n\n",
       r.workloads.size(), r.candidates.size());
   leaderboard(out, r, options.top);
   out += "\n#### fast_p\n\n";
   fast_p_table(out, r, std::min<std::size_t>(options.top, 10));
+  if (!r.promotions.empty()) promotions_table(out, r);
   if (options.plots) {
     out += "\n#### Plots\n\n";
     for (const char* p : {"speedup", "fast_p", "latency", "rounds", "roofline"})

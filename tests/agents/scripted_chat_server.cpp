@@ -11,6 +11,15 @@ namespace kh::agents::test {
 
 ScriptedChatServer::ScriptedChatServer(std::vector<ScriptedReply> script)
     : server_(std::make_unique<httplib::Server>()), script_(std::move(script)) {
+  serve();
+}
+
+ScriptedChatServer::ScriptedChatServer(ScriptedResponder responder)
+    : server_(std::make_unique<httplib::Server>()), responder_(std::move(responder)) {
+  serve();
+}
+
+void ScriptedChatServer::serve() {
   server_->Post(".*", [this](const httplib::Request& req, httplib::Response& res) {
     ReceivedRequest r{req.path, {}, req.body};
     for (const auto& [name, value] : req.headers) {
@@ -21,8 +30,8 @@ ScriptedChatServer::ScriptedChatServer(std::vector<ScriptedReply> script)
     ScriptedReply reply;
     {
       const std::lock_guard lock(mutex_);
+      reply = next(r);
       received_.push_back(std::move(r));
-      reply = next();
     }
     if (reply.delay.count() > 0) std::this_thread::sleep_for(reply.delay);
     res.status = reply.status;
@@ -40,7 +49,8 @@ ScriptedChatServer::~ScriptedChatServer() {
   if (thread_.joinable()) thread_.join();
 }
 
-ScriptedReply ScriptedChatServer::next() {
+ScriptedReply ScriptedChatServer::next(const ReceivedRequest& request) {
+  if (responder_) return responder_(request);
   const std::size_t i = std::min(served_, script_.size() - 1);
   ++served_;
   return script_[i];

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -35,9 +36,13 @@ struct ReceivedRequest {
   std::string body;
 };
 
+// Answers a request from what it holds (e.g. whether the prompt carries the skills).
+using ScriptedResponder = std::function<ScriptedReply(const ReceivedRequest&)>;
+
 class ScriptedChatServer {
  public:
   explicit ScriptedChatServer(std::vector<ScriptedReply> script);
+  explicit ScriptedChatServer(ScriptedResponder responder);
   ~ScriptedChatServer();
   ScriptedChatServer(const ScriptedChatServer&) = delete;
   ScriptedChatServer& operator=(const ScriptedChatServer&) = delete;
@@ -46,13 +51,15 @@ class ScriptedChatServer {
   [[nodiscard]] std::vector<ReceivedRequest> requests() const;
 
  private:
-  ScriptedReply next();
+  ScriptedReply next(const ReceivedRequest& request);
+  void serve();
 
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   int port_ = 0;
   mutable std::mutex mutex_;
   std::vector<ScriptedReply> script_;
+  ScriptedResponder responder_;
   std::size_t served_ = 0;
   std::vector<ReceivedRequest> received_;
 };

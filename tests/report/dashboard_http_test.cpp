@@ -81,7 +81,17 @@ class DashboardTest : public ::testing::Test {
     d.solution = w.solution_content_id;
     d.baseline = fast;
     d.started_at = "2026-01-04T00:00:00Z";
+    d.evidence = {{"reason", "faster"}, {"speedup", {{"over_baseline", 3.25}, {"protocol", "robust"}}}};
     archive::record_decision(a, d);
+    // Round 2 found nothing better: archive_only names no candidate, only the best it kept.
+    archive::Decision kept;
+    kept.loop_id = "loop-1";
+    kept.round = 2;
+    kept.kind = archive::DecisionKind::archive_only;
+    kept.baseline = w.solution_content_id;
+    kept.evidence = {{"reason", "no candidate passed every workload faster than the retained best"}};
+    kept.started_at = "2026-01-05T00:00:00Z";
+    archive::record_decision(a, kept);
   }
   static void TearDownTestSuite() { delete dir_; }
 
@@ -148,7 +158,10 @@ TEST_F(DashboardTest, HistoryIsATreeWithDecisions) {
   ASSERT_NE(parent, std::string::npos);
   EXPECT_LT(parent, nested);
   EXPECT_LT(nested, child) << "the child is nested under its parent";
-  EXPECT_TRUE(has(r, "round 1: promote"));
+  EXPECT_TRUE(has(r, "round 1: promote · 3.250x over the loop&#39;s baseline")) << r.body;
+  EXPECT_TRUE(has(r, "round 2: archive_only (kept)")) << "a round that promoted nothing is shown too";
+  EXPECT_TRUE(has(r, "2 decisions")) << r.body;
+  EXPECT_TRUE(has(r, "<table class=\"decisions\">")) << r.body;
 }
 
 TEST_F(DashboardTest, PlotAssetAndBlobRoutes) {

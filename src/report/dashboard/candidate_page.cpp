@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "report/dashboard/html.h"
 #include "report/dashboard/pages.h"
 #include "report/dashboard/source_view.h"
@@ -122,14 +124,18 @@ void profiles_and_decisions(HtmlPage& page, const ArchiveReader& reader, RowId i
     page.table({"kind", "workload", "summary", ""}, rows, "profiles");
   rows.clear();
   for (const DecisionEntry& d : reader.solution_decisions(id)) {
+    const auto speedup =
+        PromotedSpeedup::from_evidence(nlohmann::ordered_json::parse(d.evidence_json, nullptr, false));
     rows.push_back({html_escape(d.loop_id), std::to_string(d.round),
                     fmt::format("<span class=\"badge {0}\">{0}</span>", html_escape(d.kind)),
                     d.solution_id == id ? "candidate" : "baseline",
+                    "<span class=\"speedup\">" + promoted_speedup_text(speedup) + "</span>",
                     "<code>" + html_escape(d.evidence_json.substr(0, 400)) + "</code>"});
   }
   if (!rows.empty())
     page.heading(2, "Decisions", "decisions")
-        .table({"loop", "round", "decision", "as", "evidence"}, rows, "decisions");
+        .table({"loop", "round", "decision", "as", "speedup over the loop's baseline", "evidence"}, rows,
+               "decisions");
 }
 
 }  // namespace

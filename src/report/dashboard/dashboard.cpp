@@ -61,8 +61,10 @@ HttpResponse Dashboard::get(std::string_view path, const QueryParams& query) {
     return candidate_page(*reader, *id, *page);
   }
   if (starts_with(path, "/blob/", rest)) return blob_route(*reader, rest);
+  if (starts_with(path, "/ablation/", rest)) return ablation_page(*reader, rest);
   return not_found("No page at '" + std::string(path) +
-                   "'. Pages: /, /definition/<name>, /definition/<name>/history, /candidate/<id>.");
+                   "'. Pages: /, /definition/<name>, /definition/<name>/history, /candidate/<id>, "
+                   "/ablation/<id>.");
 }
 
 std::size_t Dashboard::warm_up(const std::atomic<bool>& stop) {

@@ -6,6 +6,7 @@
 //   /definition/<name>/plot/<plot>.svg one plot as an SVG document
 //   /candidate/<id>                    sources, diff, build log, traces (?page=N), profiles, lineage
 //   /blob/<sha256>                     a blob as text (prompts, responses, profiles)
+//   /ablation/<id>                     an ablation's comparison: arms, head to head, plots
 //   /assets/<name>                     the embedded stylesheet
 // Anything else is a 404 page that says what was not found.
 #pragma once

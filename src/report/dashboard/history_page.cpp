@@ -3,6 +3,7 @@
 // solutions (by id); a parent on an earlier page makes its child a root here.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
 #include <unordered_map>
 
 #include "report/dashboard/html.h"
@@ -16,6 +17,47 @@ struct Node {
   std::vector<std::size_t> children;
 };
 
+std::optional<PromotedSpeedup> speedup_of(const DecisionEntry& d) {
+  return PromotedSpeedup::from_evidence(nlohmann::ordered_json::parse(d.evidence_json, nullptr, false));
+}
+
+// On the candidate decided on; a round that decided on none (archive_only) sits on the
+// retained best it kept.
+std::string decision_badge(const DecisionEntry& d, RowId on) {
+  std::string text = fmt::format("round {}: {}", d.round, d.kind);
+  if (d.kind == "promote") {
+    if (const auto s = speedup_of(d))
+      text += " · " + format_speedup(s->over_baseline) + " over the loop's baseline";
+  }
+  if (d.solution_id != on) text += " (kept)";
+  return fmt::format(" <span class=\"badge {}\">{}</span>", html_escape(d.kind), html_escape(text));
+}
+
+std::string reason_of(const DecisionEntry& d) {
+  const auto evidence = nlohmann::ordered_json::parse(d.evidence_json, nullptr, false);
+  return evidence.is_object() && evidence.contains("reason") && evidence["reason"].is_string()
+             ? evidence["reason"].get<std::string>()
+             : std::string();
+}
+
+// Every decision of the definition's loops, whatever its kind, in round order.
+void decisions_table(HtmlPage& page, const ArchiveReader& reader,
+                     const std::vector<DecisionEntry>& decisions) {
+  std::vector<std::vector<std::string>> rows;
+  for (const DecisionEntry& d : decisions) {
+    const std::optional<RowId> on = d.solution_id ? d.solution_id : d.baseline_id;
+    const auto s = on ? reader.solution(*on) : std::nullopt;
+    rows.push_back({html_escape(d.loop_id), std::to_string(d.round),
+                    fmt::format("<span class=\"badge {0}\">{0}</span>", html_escape(d.kind)),
+                    s ? anchor(candidate_href(s->id), s->name) + (d.solution_id ? "" : " (kept)") : "–",
+                    "<span class=\"speedup\">" + promoted_speedup_text(speedup_of(d)) + "</span>",
+                    html_escape(reason_of(d))});
+  }
+  page.heading(2, "Decisions", "decisions")
+      .table({"loop", "round", "decision", "on", "speedup over the loop's baseline", "reason"}, rows,
+             "decisions");
+}
+
 std::string node_html(const SolutionEntry& s, const CachedDefinition& cached,
                       const std::unordered_map<RowId, std::vector<const DecisionEntry*>>& decided) {
   std::string html = anchor(candidate_href(s.id), s.name) + fmt::format(" <span class=\"meta\">#{}", s.id);
@@ -27,9 +69,7 @@ std::string node_html(const SolutionEntry& s, const CachedDefinition& cached,
                         cached.report.candidates[it->second].score.contest, it->second + 1);
   }
   if (const auto it = decided.find(s.id); it != decided.end()) {
-    for (const DecisionEntry* d : it->second) {
-      html += fmt::format(" <span class=\"badge {0}\">round {1}: {0}</span>", html_escape(d->kind), d->round);
-    }
+    for (const DecisionEntry* d : it->second) html += decision_badge(*d, s.id);
   }
   if (s.hypothesis) html += "<br><span class=\"meta\">" + html_escape(*s.hypothesis) + "</span>";
   return html;
@@ -45,7 +85,8 @@ HttpResponse history_page(const ArchiveReader& reader, const CachedDefinition& c
   const std::vector<DecisionEntry> decisions = reader.decisions(name, 10000);
   std::unordered_map<RowId, std::vector<const DecisionEntry*>> decided;
   for (const DecisionEntry& d : decisions) {
-    if (d.solution_id) decided[*d.solution_id].push_back(&d);
+    const std::optional<RowId> on = d.solution_id ? d.solution_id : d.baseline_id;
+    if (on) decided[*on].push_back(&d);
   }
   std::unordered_map<RowId, std::size_t> at;
   std::vector<Node> nodes(solutions.size());
@@ -63,7 +104,8 @@ HttpResponse history_page(const ArchiveReader& reader, const CachedDefinition& c
   }
   HtmlPage page(name + " history", {{"definitions", "/"}, {name, definition_href(name)}, {"history", ""}});
   page.heading(1, "Optimisation history: " + name);
-  page.paragraph(fmt::format("{} solutions, {} decisions. Each solution sits under its parent.",
+  page.paragraph(fmt::format("{} solutions, {} decisions (every round's, of every kind). Each solution sits "
+                             "under its parent; a round that promoted nothing is shown on the best it kept.",
                              reader.solution_count(name), decisions.size()),
                  "meta");
   // Depth-first with an explicit stack: a lineage may be thousands deep.
@@ -87,6 +129,7 @@ HttpResponse history_page(const ArchiveReader& reader, const CachedDefinition& c
     }
   }
   page.raw(html + "</ul>\n");
+  if (!decisions.empty()) decisions_table(page, reader, decisions);
   page.raw(pager(definition_href(name) + "/history", page_index,
                  static_cast<std::size_t>(reader.solution_count(name)), kHistoryPage));
   return HttpResponse{200, "text/html; charset=utf-8", page.finish()};

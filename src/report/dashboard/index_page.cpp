@@ -9,6 +9,12 @@ std::string candidate_href(RowId id) { return "/candidate/" + std::to_string(id)
 
 std::string definition_href(std::string_view name) { return "/definition/" + url_encode(name); }
 
+std::string ablation_href(std::string_view id) { return "/ablation/" + url_encode(id); }
+
+std::string promoted_speedup_text(const std::optional<PromotedSpeedup>& s) {
+  return s ? format_speedup(s->over_baseline) : std::string("–");
+}
+
 std::string status_cell(std::string_view status) {
   const bool ok = status == "PASSED";
   return fmt::format("<span class=\"{}\">{}</span>", ok ? "status-PASSED" : "status-fail",
@@ -46,6 +52,9 @@ HttpResponse index_page(const ArchiveReader& reader) {
     page.paragraph("The archive holds no definition yet.");
   else
     page.table({"definition", "op type", "workloads", "solutions", "traces", ""}, rows, "definitions");
+  rows.clear();
+  for (const std::string& id : reader.ablations()) rows.push_back({anchor(ablation_href(id), id)});
+  if (!rows.empty()) page.heading(2, "Ablations", "ablations").table({"ablation"}, rows, "ablations");
   return HttpResponse{200, "text/html; charset=utf-8", page.finish()};
 }
 
