@@ -29,6 +29,11 @@ std::filesystem::path library_dir(const WorkerConfig& c) {
 JailSpec worker_jail(const WorkerConfig& c) {
   JailSpec jail;
   jail.read_only = {c.executable, library_dir(c)};
+  // tvm-ffi solutions link libtvm_ffi.so by rpath: from beside the executable, or where
+  // KHARNESS_TVM_FFI_ROOT says (build/tvm_ffi_runtime.h).
+  jail.read_only.push_back(c.executable.parent_path() / "tvm-ffi");
+  if (const char* root = std::getenv("KHARNESS_TVM_FFI_ROOT"); root != nullptr && *root != '\0')
+    jail.read_only.emplace_back(root);
   jail.read_only.insert(jail.read_only.end(), c.inputs.begin(), c.inputs.end());
   jail.gpu = c.backend == "cuda";
   // Private, in memory, bounded: a candidate that fills it fills nothing of the host.
