@@ -58,7 +58,9 @@ class RootBuilder {
   void add_host_path(const fs::path& requested, bool read_only) {
     std::error_code ec;
     const fs::path p = fs::absolute(requested, ec).lexically_normal();
-    if (ec || special(p)) return;
+    // The jail's own /tmp replaces the host's: what it must show from there is bound
+    // path by path.
+    if (ec || special(p) || p == "/tmp") return;
     struct stat link_info {};
     if (::lstat(p.c_str(), &link_info) != 0) return;
     const fs::path parent_real = fs::weakly_canonical(p.parent_path(), ec);
