@@ -314,13 +314,18 @@ detail::JailPlan make_jail_plan(const JailSpec& spec, const JailChoice& choice) 
   if (!skipped.empty()) iso.notes.push_back("layers left out by KHARNESS_JAIL_SKIP: " + skipped);
   if (!skips(skipped, "seccomp")) plan.seccomp = seccomp_program(SeccompPolicy{profiled});
   iso.seccomp = !plan.seccomp.empty();
-  if (!profiled && !skips(skipped, "landlock"))
-    plan_landlock(plan, landlock_paths(spec, namespaces), landlock_abi());
+  // The NVIDIA driver does not start under the Landlock ruleset (on the H200 host,
+  // cudaErrorOperatingSystem at the first CUDA call, whichever layers else are kept):
+  // a GPU worker is confined by its namespaces and private root instead.
+  const bool landlock = !profiled && !skips(skipped, "landlock") && !spec.gpu;
+  if (landlock) plan_landlock(plan, landlock_paths(spec, namespaces), landlock_abi());
+  if (spec.gpu && !profiled)
+    iso.notes.emplace_back("no Landlock for a GPU worker: the NVIDIA driver does not start under it");
   if (skips(skipped, "environment")) iso.environment_allow_list = false;
   iso.landlock_abi = plan.landlock_abi;
   if (!iso.seccomp)
     iso.notes.emplace_back("no seccomp filter (kharness built without libseccomp, or the kernel lacks it)");
-  if (!profiled && plan.landlock_abi == 0) iso.notes.emplace_back("no Landlock in this kernel");
+  if (landlock && plan.landlock_abi == 0) iso.notes.emplace_back("no Landlock in this kernel");
   if (profiled)
     iso.notes.emplace_back(
         "under a profiler: no namespaces, kharness's user and rights kept, environment minus secrets");
