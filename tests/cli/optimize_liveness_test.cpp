@@ -124,7 +124,11 @@ std::vector<std::string> loop_args(const fs::path& archive, const std::string& f
           std::to_string(rounds),
           "--seed",
           "3",
-          "--json"};
+          "--json",
+          // The attacks need kharness's own rights, which the jail takes away (stopping
+          // them outright: tests/eval/hostile_*): reproduce them without the jail.
+          "--sandbox",
+          "off"};
 }
 
 Exit run_loop(const std::vector<std::string>& args, const fs::path& out) {
@@ -202,7 +206,7 @@ TEST(OptimizeLiveness, APromotedSolutionThatKillsTwiceIsBannedAndTheBestItReplac
   EXPECT_EQ(s.at("decisions")[1].at("baseline").get<std::string>().substr(0, 12),
             s.at("start").at("content_id").get<std::string>().substr(0, 12));
   EXPECT_EQ(s.at("banned"), nlohmann::json::array({promoted.at("content_id")}));
-  EXPECT_EQ(s.at("speedup_over_start"), 1.0) << "a banned promotion still counts";
+  EXPECT_TRUE(s.at("speedup_over_start").is_null()) << "a banned promotion still counts: " << s;
 }
 
 char process_state(pid_t pid) {
@@ -256,7 +260,9 @@ TEST(OptimizeLiveness, AnAgentCommandThatKillsTheOrchestratorIsNotAskedAgain) {
                                          "1",
                                          "--seed",
                                          "3",
-                                         "--json"};
+                                         "--json",
+                                         "--sandbox",
+                                         "off"};
   const Exit first = run_loop(args, tmp / "1.out");
   ASSERT_TRUE(first.killed()) << "the agent's command did not kill the orchestrator: "
                               << err_of(tmp / "1.out");

@@ -124,7 +124,10 @@ void rmsnorm(const DLTensor* x, const DLTensor* w, DLTensor* y, kh_stream_t) {
 std::string loop(const fs::path& archive, const std::string& from, const std::string& replay) {
   return "optimize --definition rmsnorm_h128 --small --backend cpu --no-reference-timing --archive '" +
          archive.string() + "' --from '" + from + "' --agent replay --replay '" + replay +
-         "' --rounds 1 --seed 9 --json";
+         "' --rounds 1 --seed 9 --json"
+         // The attack needs kharness's own rights, which the jail takes away (stopping it
+         // outright: tests/eval/hostile_*): reproduce it without the jail.
+         " --sandbox off";
 }
 
 bool edited(const fs::path& archive) {
@@ -178,7 +181,7 @@ TEST(OptimizeTamper, EditingThenKillingTheOrchestratorPromotesNothing) {
   EXPECT_EQ(s.at("best").at("name"), "honest");
   ASSERT_EQ(s.at("decisions").size(), 1u);
   EXPECT_NE(s.at("decisions").at(0).at("kind"), "promote");
-  EXPECT_EQ(s.at("speedup_over_start"), 1.0);
+  EXPECT_TRUE(s.at("speedup_over_start").is_null()) << "nothing was promoted: " << s;
   expect_reported_not_ranked(archive, was_edited);
 }
 
