@@ -30,6 +30,7 @@ SpawnOptions spawn_options(const WorkerConfig& c) {
   // OpenMP pools in CPU candidates sleep instead of spinning once a region ends, so
   // the lingering-work probe sees only real work.
   o.env_add = {{"OMP_WAIT_POLICY", "passive"}};
+  o.env_add.insert(o.env_add.end(), c.env.begin(), c.env.end());
   return o;
 }
 

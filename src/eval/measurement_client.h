@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "device/device_peaks.h"
@@ -29,6 +30,8 @@ struct WorkerConfig {
   std::chrono::milliseconds timeout{std::chrono::seconds(60)};  // per request
   // Candidates' calls are followed by the lingering-work probe; the reference's need not be.
   bool candidate = true;
+  // Added to the worker's environment: the device lane's (CUDA_VISIBLE_DEVICES).
+  std::vector<std::pair<std::string, std::string>> env;
 };
 
 // Why a request produced no usable answer.

@@ -42,6 +42,7 @@ struct WorkloadResult {
   std::optional<LatencyMeasurement> latency;
   std::optional<LatencyMeasurement> reference_latency;
   std::size_t worker_restarts = 0;
+  std::size_t lane = 0;                        // which of SolutionEvaluation::lanes ran it
   std::optional<WorkloadWork> work;            // from the operator's speed-of-light model
   std::optional<SpeedOfLight> speed_of_light;  // its floor on this device, when peaks are known
 
