@@ -9,6 +9,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcpp-httplib-dev
   libcurl4-openssl-dev
+  # The Slurm executor's tests start a one-node cluster on loopback (docs/scale-out.md):
+  # slurmctld, slurmd and the client commands, with munge for their authentication.
+  slurm-wlm munge
 )
 # Headless Chromium for the dashboard's browser test (tests/report/browser_test.cpp):
 # about 82 MB to download and 350 MB installed with its ~25 libraries, so it can be

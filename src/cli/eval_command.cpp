@@ -17,6 +17,7 @@
 #include "archive/utc_time.h"
 #include "cli/backend_choice.h"
 #include "cli/eval_table.h"
+#include "cli/executor_options.h"
 #include "cli/invocation.h"
 #include "cli/workload_source.h"
 #include "device/backend.h"
@@ -25,6 +26,7 @@
 #include "eval/measurement_service.h"
 #include "eval/operator_library.h"
 #include "eval/trace_record.h"
+#include "scale/eval_task.h"
 #include "trace/json_io.h"
 #include "trace/trace_set.h"
 
@@ -58,6 +60,8 @@ struct EvalArgs {
   std::string archive;  // record the run there
   archive::Lineage lineage;
   std::string prompt_file, response_file;
+  ExecutorArgs scale_args;       // --gpus, --executor and the Slurm options
+  scale::EvalTaskRequest task;  // --job: one task of a distributed batch
 };
 
 // A workload by its uuid or a unique prefix of it (the tables print 8 characters).
@@ -172,10 +176,18 @@ int run_eval(const EvalArgs& a) {
                                        read_candidate(a, ops, backend, context.candidate_json), backend);
   target.tolerance = tolerance_for(a, op);
   EvalOptions options = make_options(a, backend, op);
-  if (store) archive::pin_seed(options);  // so that `kharness rerun` can repeat it exactly
-  if (!a.json) options.on_progress = progress_line;
-  fmt::print(stderr, "kharness eval: {} on {} workload(s), {} backend, {}\n", target.candidate.name,
+  // Pinned so that `kharness rerun` can repeat it exactly, and so that every Slurm task
+  // of it draws from the same base.
+  if (store || a.scale_args.executor != "local") archive::pin_seed(options);
+  if (a.scale_args.executor == "local") options.lanes = lanes_of(a.scale_args, backend);
+  if (!a.json && a.scale_args.executor == "local") options.on_progress = progress_line;
+  const std::unique_ptr<scale::Executor> executor =
+      scale::make_executor(executor_settings(a.scale_args, backend, a.json));
+  fmt::print(stderr, "kharness eval: {} on {} workload(s), {} backend{}, {}\n", target.candidate.name,
              target.workloads.size(), backend,
+             a.scale_args.executor != "local" ? ", " + a.scale_args.executor + " executor"
+             : options.lanes.size() > 1  ? fmt::format(", {} lanes", options.lanes.size())
+                                         : std::string(),
              options.time_candidate ? fmt::format("{} protocol", protocol_name(options.protocol))
                                     : std::string("correctness only (no timing)"));
   std::ofstream out;
@@ -190,7 +202,8 @@ int run_eval(const EvalArgs& a) {
       if (!out) throw Error(Location{a.output, 0, ""}, "write failed");
     };
   }
-  const SolutionEvaluation result = evaluate_solution(target, options);
+  const SolutionEvaluation result =
+      std::move(executor->run({scale::EvaluationJob{target.candidate.name, target, options}}).front());
 
   std::vector<Trace> traces;
   for (const WorkloadResult& w : result.workloads) {
@@ -199,11 +212,26 @@ int run_eval(const EvalArgs& a) {
   nlohmann::ordered_json archived;
   if (store) archived = record_run(*store, a, target, result, options, traces, std::move(context), lineage);
   if (a.json) {
-    print_eval_json(target, result, traces, archived);
+    print_eval_json(target, result, traces, archived, executor->report());
   } else {
     print_eval_table(target, result);
   }
   return result.all_passed() ? 0 : 1;
+}
+
+// One task of a job file: the task's share of an evaluation, on this node's GPUs.
+int run_task(EvalArgs& a) {
+  if (a.task.out_dir.empty()) {
+    fmt::print(stderr, "error: --job needs --task-out DIR\n");
+    return 2;
+  }
+  a.task.gpus = a.scale_args.gpus;
+  try {
+    return scale::run_eval_task(a.task);
+  } catch (const Error& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 2;
+  }
 }
 
 }  // namespace
@@ -215,7 +243,7 @@ void register_eval(CLI::App& app, int& exit_code) {
   cmd->add_option("--trace-set", args->trace_set,
                   "FlashInfer-Trace folder with the definition and its workloads")
       ->check(CLI::ExistingDirectory);
-  cmd->add_option("--definition", args->definition, "Definition name")->required();
+  cmd->add_option("--definition", args->definition, "Definition name (required but with --job)");
   auto* solution =
       cmd->add_option("--solution", args->solution, "Solution JSON file")->check(CLI::ExistingFile);
   auto* baseline = cmd->add_flag("--baseline", args->baseline,
@@ -270,7 +298,21 @@ void register_eval(CLI::App& app, int& exit_code) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--response", args->response_file, "Lineage: file holding the agent's response (archived)")
       ->check(CLI::ExistingFile);
+  add_executor_options(cmd, args->scale_args);
+  cmd->add_option("--job", args->task.job, "Run one task of a distributed batch's job file (what Slurm tasks run)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--task", args->task.task, "With --job: the task's index");
+  cmd->add_option("--task-out", args->task.out_dir, "With --job: the folder for the task's result");
   cmd->callback([args, &exit_code] {
+    if (!args->task.job.empty()) {
+      exit_code = run_task(*args);
+      return;
+    }
+    if (args->definition.empty()) {
+      fmt::print(stderr, "error: eval needs --definition NAME\n");
+      exit_code = 2;
+      return;
+    }
     if (args->solution.empty() && !args->baseline) {
       fmt::print(stderr, "error: eval needs --solution FILE or --baseline\n");
       exit_code = 2;

@@ -13,6 +13,7 @@
 #include "agents/tuner_agent.h"
 #include "archive/set_files.h"
 #include "cli/backend_choice.h"
+#include "cli/executor_options.h"
 #include "cli/invocation.h"
 #include "cli/workload_source.h"
 #include "control/loop_state.h"
@@ -37,6 +38,7 @@ struct OptimizeArgs {
   int repeats = 2;
   double min_noise = 0.02;
   bool small = false, ask = false, json = false, no_reference_timing = false;
+  ExecutorArgs scale_args;  // --gpus, --executor and the Slurm options
 };
 
 // The timing of every sweep. --small: light settings for CI and a first look.
@@ -162,6 +164,7 @@ int run_optimize_command(const OptimizeArgs& a) {
   c.ask = a.ask;
   if (a.ask) c.ask_person = ask_on_stdin;
   c.command_line = invocation();
+  c.executor = scale::make_executor(executor_settings(a.scale_args, backend, false));
   c.progress = [](const std::string& line) {
     fmt::print(stderr, "{}\n", line);
     std::fflush(stderr);
@@ -230,6 +233,7 @@ void register_optimize(CLI::App& app, int& exit_code) {
   cmd->add_flag("--small", a->small, "The operator's small CI workloads and light timing");
   cmd->add_flag("--ask", a->ask, "On a stall or plateau, ask on stdin for a directive");
   cmd->add_flag("--json", a->json, "Print the summary as JSON");
+  add_executor_options(cmd, a->scale_args);
   cmd->callback([a, &exit_code] {
     try {
       exit_code = run_optimize_command(*a);

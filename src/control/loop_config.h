@@ -40,6 +40,9 @@ struct LoopConfig {
   std::optional<std::uint64_t> seed;  // unset: drawn once and kept in the loop's manifest
   bool ask = false;                   // on a plateau or stall, ask a person (stdin) for a directive
   std::vector<std::string> command_line;
+  // Where the loop's evaluations run: this host's lanes, or a Slurm cluster (a round's
+  // candidates side by side either way); null: here, on the default device.
+  std::shared_ptr<scale::Executor> executor;
   std::function<void(const std::string&)> progress;           // a line for stderr
   std::function<std::string(const std::string&)> ask_person;  // question -> answer ("" when none)
 };

@@ -63,6 +63,7 @@ LoopSummary run_optimize(archive::Archive& archive, const LoopConfig& config) {
   LoopTarget target = config.target;
   target.gate_workloads = gate_workloads(plan);
   StepRunner steps(archive, st.loop_id, target, st.seed, config.command_line, config.progress);
+  if (config.executor) steps.use_executor(config.executor);
   if (config.progress) {
     config.progress(fmt::format("kharness optimize: loop {} ({}), {} round(s) done, best {}", st.loop_id,
                                 st.resumed ? "resumed" : "new", st.rounds_done, st.best.solution.name));

@@ -127,29 +127,55 @@ StepRunner::StepRunner(archive::Archive& archive, std::string loop_id, LoopTarge
       command_line_(std::move(command_line)),
       progress_(std::move(progress)) {}
 
-Sweep StepRunner::run(const StepRequest& r) {
-  const std::string content_id = archive::canonical_hash(r.solution_text);
-  const std::string key = step_key(loop_id_, r.round, r.phase, content_id);
-  if (const auto id = find_step_run(archive_, key)) {
-    ++reused_;
-    Sweep s = read_sweep(archive_, *id);
-    s.reused = true;
-    return s;
+Sweep StepRunner::run(const StepRequest& r) { return std::move(run_all({r}).front()); }
+
+std::vector<Sweep> StepRunner::run_all(const std::vector<StepRequest>& requests) {
+  struct Fresh {
+    std::size_t request;
+    std::string key;
+    archive::EvaluationContext context;
+  };
+  std::vector<std::optional<Sweep>> sweeps(requests.size());
+  std::vector<Fresh> fresh;
+  std::vector<scale::EvaluationJob> jobs;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const StepRequest& r = requests[i];
+    const std::string key = step_key(loop_id_, r.round, r.phase, archive::canonical_hash(r.solution_text));
+    if (const auto id = find_step_run(archive_, key)) {
+      ++reused_;
+      sweeps[i] = read_sweep(archive_, *id);
+      sweeps[i]->reused = true;
+      continue;
+    }
+    scale::EvaluationJob job{r.solution.name, step_target(target_, r),
+                             r.protocol == TimingProtocol::official ? target_.official : target_.robust};
+    job.options.seed = mix_seed(seed_, key);  // a redone step draws the same inputs
+    if (progress_) {
+      progress_(fmt::format("  {} {} on {} workload(s), {}", r.phase, r.solution.name, job.target.workloads.size(),
+                            protocol_name(job.options.protocol)));
+    }
+    archive::EvaluationContext context;
+    context.started_at = archive::utc_now();
+    fresh.push_back({i, key, std::move(context)});
+    jobs.push_back(std::move(job));
   }
-  const EvaluationTarget target = step_target(target_, r);
-  EvalOptions options = r.protocol == TimingProtocol::official ? target_.official : target_.robust;
-  options.seed = mix_seed(seed_, key);  // a redone step draws the same inputs
-  if (progress_) {
-    progress_(fmt::format("  {} {} on {} workload(s), {}", r.phase, r.solution.name, target.workloads.size(),
-                          protocol_name(options.protocol)));
+  if (!jobs.empty()) {
+    if (!executor_) executor_ = scale::make_executor({});
+    const std::vector<SolutionEvaluation> results = executor_->run(jobs);
+    for (std::size_t k = 0; k < fresh.size(); ++k)
+      sweeps[fresh[k].request] = record(requests[fresh[k].request], jobs[k], results[k], fresh[k].key, fresh[k].context);
   }
-  archive::EvaluationContext context;
-  context.started_at = archive::utc_now();
-  const SolutionEvaluation result = evaluate_solution(target, options);
+  std::vector<Sweep> out;
+  out.reserve(sweeps.size());
+  for (auto& s : sweeps) out.push_back(std::move(*s));
+  return out;
+}
+
+Sweep StepRunner::record(const StepRequest& r, const scale::EvaluationJob& job, const SolutionEvaluation& result,
+                         const std::string& key, archive::EvaluationContext context) {
   compute_capability_ = result.device.value("compute_capability", 0);
   std::vector<Trace> traces;
-  for (const WorkloadResult& w : result.workloads)
-    traces.push_back(make_trace(target, result, w, options, {}));
+  for (const WorkloadResult& w : result.workloads) traces.push_back(make_trace(job.target, result, w, job.options, {}));
   context.candidate_json = r.solution_text;
   context.candidate_role = r.role;
   context.lineage = r.lineage;
@@ -158,7 +184,7 @@ Sweep StepRunner::run(const StepRequest& r) {
   context.command_line.insert(context.command_line.end(), {"--step", key});
   context.finished_at = archive::utc_now();
   const archive::WrittenRun written =
-      archive::write_run(archive_, archive::evaluation_record(target, result, options, traces, context));
+      archive::write_run(archive_, archive::evaluation_record(job.target, result, job.options, traces, context));
   ++measured_;
   return read_sweep(archive_, written.run_id);
 }
@@ -168,7 +194,8 @@ std::size_t StepRunner::prebuild(const std::vector<Solution>& solutions) {
   // wait on disk and on each other's front ends.
   const std::size_t cores = std::max(2u, std::thread::hardware_concurrency() / 2);
   const int jobs = static_cast<int>(std::min(solutions.size(), cores));
-  if (!compute_capability_ || jobs < 2) return 0;
+  // Only for evaluations here: Slurm tasks build on their nodes, for their GPUs.
+  if (!compute_capability_ || jobs < 2 || (executor_ && executor_->name() != "local")) return 0;
   const BuildSettings settings = evaluation_build_settings(target_.official, *compute_capability_);
   const std::vector<BuildResult> built = build_solutions(evaluation_build_cache(target_.official), solutions,
                                                          target_.base.definition, settings, jobs);

@@ -8,16 +8,19 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "archive/archive.h"
+#include "archive/evaluation_record.h"
 #include "archive/index_rows.h"
 #include "archive/run_record.h"
 #include "control/sweep.h"
 #include "eval/eval_options.h"
 #include "eval/evaluator.h"
+#include "scale/executor.h"
 
 namespace kh::control {
 
@@ -49,6 +52,13 @@ class StepRunner {
 
   // Throws kh::Error for failures of the harness; a failing candidate is a status.
   Sweep run(const StepRequest& request);
+  // Several steps at once, through the executor: side by side on a host's lanes, or as
+  // one Slurm job array. Steps already in the archive are read back, the others measured
+  // and recorded one by one in request order. Sweeps in request order.
+  std::vector<Sweep> run_all(const std::vector<StepRequest>& requests);
+
+  // Where evaluations run (scale/executor.h); until set, here, on the default device.
+  void use_executor(std::shared_ptr<scale::Executor> executor) { executor_ = std::move(executor); }
 
   // Builds the solutions into the build cache side by side, as the evaluations that follow
   // will, so that a stage's compiles overlap instead of queueing one per evaluation. A
@@ -61,6 +71,10 @@ class StepRunner {
   [[nodiscard]] std::size_t reused() const noexcept { return reused_; }
 
  private:
+  // Writes one fresh evaluation as the step's run and reads it back as a sweep.
+  Sweep record(const StepRequest& r, const scale::EvaluationJob& job, const SolutionEvaluation& result,
+               const std::string& key, archive::EvaluationContext context);
+
   archive::Archive& archive_;
   std::string loop_id_;
   LoopTarget target_;
@@ -70,6 +84,7 @@ class StepRunner {
   std::size_t measured_ = 0;
   std::size_t reused_ = 0;
   std::optional<int> compute_capability_;  // of the device the last fresh evaluation ran on
+  std::shared_ptr<scale::Executor> executor_;
 };
 
 [[nodiscard]] std::string step_key(std::string_view loop_id, std::int64_t round, std::string_view phase,

@@ -36,7 +36,9 @@ NcuRequest ncu_request(const ProfileRequest& request, std::vector<std::string> u
                     request.trace_set,
                     std::move(uuids),
                     dir,
-                    limit};
+                    limit,
+                    // ncu's session runs on the first of the profile's GPUs.
+                    request.options.lanes.empty() ? std::string() : std::to_string(request.options.lanes[0].index)};
 }
 
 // A session that never started (no ncu) leaves nothing to keep.
