@@ -4,6 +4,7 @@
 
 #include "build/build_cache.h"
 #include "build/kernel_signature.h"
+#include "eval/solution_build.h"
 #include "error/error.h"
 #include "eval/check/output_checker.h"
 #include "eval/device_peaks_json.h"

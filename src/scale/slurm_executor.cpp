@@ -180,7 +180,7 @@ std::string batch_script(const SlurmSettings& s, const fs::path& kharness, const
 SlurmExecutor::SlurmExecutor(SlurmSettings settings, std::function<void(const TaskCounts&)> on_tasks)
     : settings_(std::move(settings)), on_tasks_(std::move(on_tasks)) {}
 
-void SlurmExecutor::follow(const SlurmClient& client, TaskBoard& board, const fs::path& batch, const JobFile& file) {
+void SlurmExecutor::follow(const SlurmClient& client, TaskBoard& board, const fs::path& batch) {
   const fs::path kharness = settings_.kharness.empty() ? self_executable() : settings_.kharness;
   SignalTrap trap;
   const CancelOnUnwind cancel_on_error(client, board, settings_.cancel_wait_seconds);
@@ -240,7 +240,7 @@ std::vector<SolutionEvaluation> SlurmExecutor::run(std::vector<EvaluationJob> jo
   write_job_file(batch / "job.json", file);
   job_ids_.clear();
   TaskBoard board(file.tasks.size(), settings_.max_attempts);
-  follow(client, board, batch, file);
+  follow(client, board, batch);
 
   std::vector<TaskOutcome> outcomes(board.size());
   for (std::size_t i = 0; i < board.size(); ++i) {

@@ -29,7 +29,7 @@ class SlurmExecutor final : public Executor {
   [[nodiscard]] nlohmann::ordered_json report() const override { return report_; }
 
  private:
-  void follow(const SlurmClient& client, TaskBoard& board, const std::filesystem::path& batch, const JobFile& file);
+  void follow(const SlurmClient& client, TaskBoard& board, const std::filesystem::path& batch);
 
   SlurmSettings settings_;
   std::function<void(const TaskCounts&)> on_tasks_;

@@ -43,9 +43,13 @@ void expect_same_draws(const WorkloadResult& a, const WorkloadResult& b) {
   EXPECT_EQ(status_name(a.status), status_name(b.status)) << a.log << " / " << b.log;
   EXPECT_EQ(a.check_seeds, b.check_seeds) << a.workload.uuid;
   ASSERT_EQ(a.latency.has_value(), b.latency.has_value());
-  if (a.latency) EXPECT_EQ(a.latency->set_seeds, b.latency->set_seeds) << a.workload.uuid;
+  if (a.latency) {
+    EXPECT_EQ(a.latency->set_seeds, b.latency->set_seeds) << a.workload.uuid;
+  }
   ASSERT_EQ(a.reference_latency.has_value(), b.reference_latency.has_value());
-  if (a.reference_latency) EXPECT_EQ(a.reference_latency->set_seeds, b.reference_latency->set_seeds);
+  if (a.reference_latency) {
+    EXPECT_EQ(a.reference_latency->set_seeds, b.reference_latency->set_seeds);
+  }
 }
 
 TEST_F(DeviceLanes, TwoLanesGiveOneLanesVerdictsAndSeeds) {

@@ -76,7 +76,7 @@ class SlurmCluster : public ::testing::Test {
 };
 
 std::vector<archive::TraceFacts> archived_traces(const fs::path& dir) {
-  archive::Archive a = archive::Archive::open(dir);
+  archive::Archive a = archive::Archive::open_existing(dir);
   return archive::load_run(a, 1).traces;
 }
 

@@ -124,8 +124,8 @@ void LocalSlurmCluster::write_config(int cpus, int gpus) {
   controller_port_ = controller;
   node_port_ = node;
   const std::string d = dir_.string();
-  std::ofstream conf(conf());
-  conf << "ClusterName=kh" << getpid() << "\n"
+  std::ofstream out(conf());
+  out << "ClusterName=kh" << getpid() << "\n"
        << "SlurmctldHost=localhost(127.0.0.1)\n"
        << "SlurmctldPort=" << controller_port_ << "\nSlurmdPort=" << node_port_ << "\n"
        << "SlurmUser=" << user_name() << "\nSlurmdUser=root\n"
@@ -145,6 +145,7 @@ void LocalSlurmCluster::write_config(int cpus, int gpus) {
        << "NodeName=khnode NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=" << cpus
        << " RealMemory=1000 Gres=gpu:" << gpus << " State=UNKNOWN\n"
        << "PartitionName=debug Nodes=khnode Default=YES MaxTime=INFINITE State=UP\n";
+  out.close();
   std::ofstream gres(dir_ / "gres.conf");
   // The gpu plugin keeps only GPUs backed by a device file; these stand in for /dev/nvidiaN.
   for (int i = 0; i < gpus; ++i) {
