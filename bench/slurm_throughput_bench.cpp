@@ -6,9 +6,9 @@
 // polling, merge), not kernels. Needs root and slurm-wlm + munge, as the tests do.
 //
 //   build/bench/bench_slurm_throughput --tasks 1,2,4,8 --out slurm_throughput.json
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -36,8 +36,9 @@ std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
 
 Run run_kharness(const kh::test::LocalSlurmCluster& cluster, const fs::path& cache, const std::string& args) {
   const auto t0 = Clock::now();
-  const std::string text = cluster.shell("KHARNESS_CACHE_DIR=" + quoted(cache) + " '" KHARNESS_EXECUTABLE "' " +
-                                         args + " 2>/dev/null; echo \"exit=$?\"");
+  const std::string text =
+      cluster.shell("KHARNESS_CACHE_DIR=" + quoted(cache) + " '" KHARNESS_EXECUTABLE "' " + args +
+                    " 2>/dev/null; echo \"exit=$?\"");
   Run r;
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   const std::size_t at = text.rfind("exit=");
@@ -90,18 +91,20 @@ int main(int argc, char** argv) {
   json local = json::array();
   for (const char* lanes : {"", "--gpus 0,1"}) {
     const Run r = run_kharness(cluster, cache, eval + lanes);
-    local.push_back({{"lanes", *lanes ? 2 : 1}, {"seconds", r.seconds}, {"passed", passed(r.out)},
+    local.push_back({{"lanes", *lanes ? 2 : 1},
+                     {"seconds", r.seconds},
+                     {"passed", passed(r.out)},
                      {"workloads", r.out.is_object() ? r.out["traces"].size() : 0}});
   }
   report["local"] = local;
   json slurm = json::array();
-  const fs::path site = work.write(
-      "site.json", json{{"shared_dir", (work.path() / "shared").string()}, {"cache_dir", cache.string()},
-                        {"poll_seconds", 0.25}}
-                       .dump());
+  const fs::path site = work.write("site.json", json{{"shared_dir", (work.path() / "shared").string()},
+                                                     {"cache_dir", cache.string()},
+                                                     {"poll_seconds", 0.25}}
+                                                    .dump());
   for (const std::size_t t : tasks) {
-    const Run r =
-        run_kharness(cluster, cache, eval + fmt::format("--executor slurm --tasks {} --slurm-config {}", t, quoted(site)));
+    const Run r = run_kharness(
+        cluster, cache, eval + fmt::format("--executor slurm --tasks {} --slurm-config {}", t, quoted(site)));
     const std::size_t workloads = r.out.is_object() ? r.out["traces"].size() : 0;
     slurm.push_back({{"tasks", t},
                      {"seconds", r.seconds},
@@ -109,8 +112,8 @@ int main(int argc, char** argv) {
                      {"passed", passed(r.out)},
                      {"workloads_per_second", r.seconds > 0 ? static_cast<double>(workloads) / r.seconds : 0},
                      {"exit_code", r.exit_code}});
-    std::cerr << fmt::format("tasks {:>2}: {:6.2f} s, {} of {} workloads passed\n", t, r.seconds, passed(r.out),
-                             workloads);
+    std::cerr << fmt::format("tasks {:>2}: {:6.2f} s, {} of {} workloads passed\n", t, r.seconds,
+                             passed(r.out), workloads);
   }
   report["slurm"] = slurm;
   std::ofstream(out_path) << report.dump(2) << "\n";

@@ -60,7 +60,7 @@ struct EvalArgs {
   std::string archive;  // record the run there
   archive::Lineage lineage;
   std::string prompt_file, response_file;
-  ExecutorArgs scale_args;       // --gpus, --executor and the Slurm options
+  ExecutorArgs scale_args;      // --gpus, --executor and the Slurm options
   scale::EvalTaskRequest task;  // --job: one task of a distributed batch
 };
 
@@ -186,8 +186,8 @@ int run_eval(const EvalArgs& a) {
   fmt::print(stderr, "kharness eval: {} on {} workload(s), {} backend{}, {}\n", target.candidate.name,
              target.workloads.size(), backend,
              a.scale_args.executor != "local" ? ", " + a.scale_args.executor + " executor"
-             : options.lanes.size() > 1  ? fmt::format(", {} lanes", options.lanes.size())
-                                         : std::string(),
+             : options.lanes.size() > 1       ? fmt::format(", {} lanes", options.lanes.size())
+                                              : std::string(),
              options.time_candidate ? fmt::format("{} protocol", protocol_name(options.protocol))
                                     : std::string("correctness only (no timing)"));
   std::ofstream out;
@@ -299,7 +299,8 @@ void register_eval(CLI::App& app, int& exit_code) {
   cmd->add_option("--response", args->response_file, "Lineage: file holding the agent's response (archived)")
       ->check(CLI::ExistingFile);
   add_executor_options(cmd, args->scale_args);
-  cmd->add_option("--job", args->task.job, "Run one task of a distributed batch's job file (what Slurm tasks run)")
+  cmd->add_option("--job", args->task.job,
+                  "Run one task of a distributed batch's job file (what Slurm tasks run)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--task", args->task.task, "With --job: the task's index");
   cmd->add_option("--task-out", args->task.out_dir, "With --job: the folder for the task's result");

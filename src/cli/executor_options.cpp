@@ -20,17 +20,22 @@ void add_executor_options(CLI::App* cmd, ExecutorArgs& a) {
   cmd->add_option("--executor", a.executor,
                   "Where evaluations run: local (this host) or slurm (a job array; docs/scale-out.md)")
       ->check(CLI::IsMember(scale::executor_names()));
-  cmd->add_option("--slurm-config", a.slurm_config, "Slurm site file (JSON: partition, gres, sbatch lines, ...)")
+  cmd->add_option("--slurm-config", a.slurm_config,
+                  "Slurm site file (JSON: partition, gres, sbatch lines, ...)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--shared-dir", a.shared_dir, "Slurm: folder every node sees (job files, results, logs)");
   cmd->add_option("--partition", a.partition, "Slurm: sbatch --partition");
   cmd->add_option("--account", a.account, "Slurm: sbatch --account");
   cmd->add_option("--task-time", a.time, "Slurm: sbatch --time, per task (e.g. 00:30:00)");
   cmd->add_option("--gres", a.gres, "Slurm: sbatch --gres, per task (e.g. gpu:1)");
-  cmd->add_option("--sbatch", a.sbatch, "Slurm: one more sbatch option per task, e.g. --sbatch=--qos=high (repeatable)");
-  cmd->add_option("--tasks", a.tasks, "Slurm: tasks per evaluation, its workloads dealt over them (default: one a workload, at most 64)")
+  cmd->add_option("--sbatch", a.sbatch,
+                  "Slurm: one more sbatch option per task, e.g. --sbatch=--qos=high (repeatable)");
+  cmd->add_option(
+         "--tasks", a.tasks,
+         "Slurm: tasks per evaluation, its workloads dealt over them (default: one a workload, at most 64)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--max-attempts", a.max_attempts, "Slurm: attempts per task before its workloads are reported failed (3)")
+  cmd->add_option("--max-attempts", a.max_attempts,
+                  "Slurm: attempts per task before its workloads are reported failed (3)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--poll", a.poll, "Slurm: seconds between squeue polls (2)")->check(CLI::PositiveNumber);
 }
@@ -44,8 +49,9 @@ std::string task_progress_text(const scale::TaskCounts& c) {
   constexpr std::size_t kWidth = 30;
   const std::size_t finished = c.done + c.failed;
   const std::size_t filled = c.total ? kWidth * finished / c.total : kWidth;
-  return fmt::format("[{}{}] {}/{} tasks: {} queued, {} running, {} done, {} failed{}", std::string(filled, '#'),
-                     std::string(kWidth - filled, '.'), finished, c.total, c.queued, c.running, c.done, c.failed,
+  return fmt::format("[{}{}] {}/{} tasks: {} queued, {} running, {} done, {} failed{}",
+                     std::string(filled, '#'), std::string(kWidth - filled, '.'), finished, c.total, c.queued,
+                     c.running, c.done, c.failed,
                      c.retries ? fmt::format(" ({} resubmitted)", c.retries) : std::string());
 }
 

@@ -151,8 +151,8 @@ std::vector<Sweep> StepRunner::run_all(const std::vector<StepRequest>& requests)
                              r.protocol == TimingProtocol::official ? target_.official : target_.robust};
     job.options.seed = mix_seed(seed_, key);  // a redone step draws the same inputs
     if (progress_) {
-      progress_(fmt::format("  {} {} on {} workload(s), {}", r.phase, r.solution.name, job.target.workloads.size(),
-                            protocol_name(job.options.protocol)));
+      progress_(fmt::format("  {} {} on {} workload(s), {}", r.phase, r.solution.name,
+                            job.target.workloads.size(), protocol_name(job.options.protocol)));
     }
     archive::EvaluationContext context;
     context.started_at = archive::utc_now();
@@ -163,7 +163,8 @@ std::vector<Sweep> StepRunner::run_all(const std::vector<StepRequest>& requests)
     if (!executor_) executor_ = scale::make_executor({});
     const std::vector<SolutionEvaluation> results = executor_->run(jobs);
     for (std::size_t k = 0; k < fresh.size(); ++k)
-      sweeps[fresh[k].request] = record(requests[fresh[k].request], jobs[k], results[k], fresh[k].key, fresh[k].context);
+      sweeps[fresh[k].request] =
+          record(requests[fresh[k].request], jobs[k], results[k], fresh[k].key, fresh[k].context);
   }
   std::vector<Sweep> out;
   out.reserve(sweeps.size());
@@ -171,11 +172,13 @@ std::vector<Sweep> StepRunner::run_all(const std::vector<StepRequest>& requests)
   return out;
 }
 
-Sweep StepRunner::record(const StepRequest& r, const scale::EvaluationJob& job, const SolutionEvaluation& result,
-                         const std::string& key, archive::EvaluationContext context) {
+Sweep StepRunner::record(const StepRequest& r, const scale::EvaluationJob& job,
+                         const SolutionEvaluation& result, const std::string& key,
+                         archive::EvaluationContext context) {
   compute_capability_ = result.device.value("compute_capability", 0);
   std::vector<Trace> traces;
-  for (const WorkloadResult& w : result.workloads) traces.push_back(make_trace(job.target, result, w, job.options, {}));
+  for (const WorkloadResult& w : result.workloads)
+    traces.push_back(make_trace(job.target, result, w, job.options, {}));
   context.candidate_json = r.solution_text;
   context.candidate_role = r.role;
   context.lineage = r.lineage;
@@ -183,8 +186,8 @@ Sweep StepRunner::record(const StepRequest& r, const scale::EvaluationJob& job, 
   context.command_line = command_line_;
   context.command_line.insert(context.command_line.end(), {"--step", key});
   context.finished_at = archive::utc_now();
-  const archive::WrittenRun written =
-      archive::write_run(archive_, archive::evaluation_record(job.target, result, job.options, traces, context));
+  const archive::WrittenRun written = archive::write_run(
+      archive_, archive::evaluation_record(job.target, result, job.options, traces, context));
   ++measured_;
   return read_sweep(archive_, written.run_id);
 }

@@ -29,7 +29,8 @@ std::vector<GpuIdentity> cuda_devices() {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
-    throw Error(std::string("no CUDA device: ") + cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
+    throw Error(std::string("no CUDA device: ") + cudaGetErrorName(status) + ": " +
+                cudaGetErrorString(status));
   }
   if (count == 0) throw Error("no CUDA device: cudaGetDeviceCount reports 0 devices");
   std::vector<GpuIdentity> out;

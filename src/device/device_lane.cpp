@@ -46,7 +46,8 @@ std::vector<DeviceLane> device_lanes(std::string_view backend, std::string_view 
       lanes.push_back(DeviceLane{i, "cpu", "", "", "cpu lane " + std::to_string(i), {}});
     return lanes;
   }
-  if (backend != "cuda") throw Error(Location{"", 0, "--gpus"}, "unknown backend '" + std::string(backend) + "'");
+  if (backend != "cuda")
+    throw Error(Location{"", 0, "--gpus"}, "unknown backend '" + std::string(backend) + "'");
   const std::vector<GpuIdentity> present = cuda_devices();
   std::vector<DeviceLane> lanes;
   if (spec == "all") {
@@ -54,7 +55,8 @@ std::vector<DeviceLane> device_lanes(std::string_view backend, std::string_view 
     return lanes;
   }
   for (const int i : parse_ordinals(spec)) {
-    const auto it = std::find_if(present.begin(), present.end(), [&](const GpuIdentity& g) { return g.ordinal == i; });
+    const auto it =
+        std::find_if(present.begin(), present.end(), [&](const GpuIdentity& g) { return g.ordinal == i; });
     if (it == present.end()) {
       throw Error(Location{"", 0, "--gpus"}, "no CUDA device " + std::to_string(i) + " (" +
                                                  std::to_string(present.size()) + " present)");

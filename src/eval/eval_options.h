@@ -56,8 +56,8 @@ struct EvalOptions {
   std::size_t input_set_budget_bytes = 0;  // 0: 2 GiB on CUDA, 256 MiB on the CPU
   bool time_candidate = true;              // false: correctness only, no latency (the profiler's ncu session)
   bool time_reference = true;
-  bool speed_of_light = true;               // measure (once per device) and apply the device's peaks
-  std::optional<std::uint64_t> seed;        // base of the seed stream; fresh from the OS when unset
+  bool speed_of_light = true;         // measure (once per device) and apply the device's peaks
+  std::optional<std::uint64_t> seed;  // base of the seed stream; fresh from the OS when unset
   SeedScheme seed_scheme = SeedScheme::per_workload;
   // The devices the workloads are dealt over, one worker pair each; empty: one lane on
   // `backend`'s default device, as the worker picks it.

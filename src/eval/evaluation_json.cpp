@@ -56,15 +56,15 @@ BuildResult build_from_json(const json& j, const std::string& where) {
 }
 
 json stats_json(const SampleStatistics& s) {
-  return {{"count", s.count}, {"mean", s.mean}, {"median", s.median}, {"q1", s.q1},
-          {"q3", s.q3},       {"min", s.min},   {"max", s.max},       {"stdev", s.stdev},
+  return {{"count", s.count}, {"mean", s.mean},     {"median", s.median},  {"q1", s.q1},
+          {"q3", s.q3},       {"min", s.min},       {"max", s.max},        {"stdev", s.stdev},
           {"noise", s.noise}, {"ci_low", s.ci_low}, {"ci_high", s.ci_high}};
 }
 
 SampleStatistics stats_from_json(const json& j, const std::string& w) {
-  return {get<std::size_t>(j, "count", w), get<double>(j, "mean", w),    get<double>(j, "median", w),
-          get<double>(j, "q1", w),         get<double>(j, "q3", w),      get<double>(j, "min", w),
-          get<double>(j, "max", w),        get<double>(j, "stdev", w),   get<double>(j, "noise", w),
+  return {get<std::size_t>(j, "count", w), get<double>(j, "mean", w),   get<double>(j, "median", w),
+          get<double>(j, "q1", w),         get<double>(j, "q3", w),     get<double>(j, "min", w),
+          get<double>(j, "max", w),        get<double>(j, "stdev", w),  get<double>(j, "noise", w),
           get<double>(j, "ci_low", w),     get<double>(j, "ci_high", w)};
 }
 
@@ -147,7 +147,8 @@ WorkloadResult workload_from_json(const json& j, const Workload& workload, const
   WorkloadResult r;
   r.workload = workload;
   if (const auto uuid = get<std::string>(j, "uuid", w); uuid != workload.uuid) {
-    throw Error(Location{"", 0, w + ".uuid"}, fmt::format("'{}' where workload '{}' was expected", uuid, workload.uuid));
+    throw Error(Location{"", 0, w + ".uuid"},
+                fmt::format("'{}' where workload '{}' was expected", uuid, workload.uuid));
   }
   const std::string status = get<std::string>(j, "status", w);
   const auto parsed = parse_status(status);
@@ -155,7 +156,8 @@ WorkloadResult workload_from_json(const json& j, const Workload& workload, const
   r.status = *parsed;
   r.log = get<std::string>(j, "log", w);
   r.check_seeds = get<std::vector<std::uint64_t>>(j, "check_seeds", w);
-  if (const json* c = optional_object(j, "correctness")) r.correctness = verdict_from_json(*c, w + ".correctness");
+  if (const json* c = optional_object(j, "correctness"))
+    r.correctness = verdict_from_json(*c, w + ".correctness");
   if (const json* l = optional_object(j, "latency")) r.latency = latency_from_json(*l, w + ".latency");
   if (const json* l = optional_object(j, "reference_latency"))
     r.reference_latency = latency_from_json(*l, w + ".reference_latency");
@@ -163,12 +165,15 @@ WorkloadResult workload_from_json(const json& j, const Workload& workload, const
   r.lane = get<std::size_t>(j, "lane", w);
   if (const json* k = optional_object(j, "work"))
     r.work = WorkloadWork{get<double>(*k, "flops", w + ".work"), get<double>(*k, "bytes", w + ".work")};
-  if (const json* s = optional_object(j, "speed_of_light")) r.speed_of_light = sol_from_json(*s, w + ".speed_of_light");
+  if (const json* s = optional_object(j, "speed_of_light"))
+    r.speed_of_light = sol_from_json(*s, w + ".speed_of_light");
   return r;
 }
 
 json lane_json(const LaneDevice& l) {
-  return {{"device", l.device}, {"peaks", l.peaks ? peaks_json(*l.peaks) : json(nullptr)}, {"peaks_note", l.peaks_note}};
+  return {{"device", l.device},
+          {"peaks", l.peaks ? peaks_json(*l.peaks) : json(nullptr)},
+          {"peaks_note", l.peaks_note}};
 }
 
 LaneDevice lane_from_json(const json& j, const std::string& w) {
@@ -199,8 +204,10 @@ json evaluation_to_json(const SolutionEvaluation& e) {
 SolutionEvaluation evaluation_from_json(const json& j, std::span<const Workload> workloads) {
   if (!j.is_object()) throw Error(Location{"", 0, "evaluation"}, "not a JSON object");
   SolutionEvaluation e;
-  e.candidate_build = build_from_json(get<json>(j, "candidate_build", "evaluation"), "evaluation.candidate_build");
-  e.reference_build = build_from_json(get<json>(j, "reference_build", "evaluation"), "evaluation.reference_build");
+  e.candidate_build =
+      build_from_json(get<json>(j, "candidate_build", "evaluation"), "evaluation.candidate_build");
+  e.reference_build =
+      build_from_json(get<json>(j, "reference_build", "evaluation"), "evaluation.reference_build");
   e.device = get<json>(j, "device", "evaluation");
   e.compiler = get<std::string>(j, "compiler", "evaluation");
   if (const json* p = optional_object(j, "peaks")) e.peaks = peaks_from_json(*p);
@@ -211,7 +218,8 @@ SolutionEvaluation evaluation_from_json(const json& j, std::span<const Workload>
   const json results = get<json>(j, "workloads", "evaluation");
   if (!results.is_array() || results.size() != workloads.size()) {
     throw Error(Location{"", 0, "evaluation.workloads"},
-                fmt::format("{} results for {} workloads", results.is_array() ? results.size() : 0, workloads.size()));
+                fmt::format("{} results for {} workloads", results.is_array() ? results.size() : 0,
+                            workloads.size()));
   }
   for (std::size_t i = 0; i < results.size(); ++i) {
     const std::string where = fmt::format("evaluation.workloads[{}]", i);

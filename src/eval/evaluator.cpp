@@ -12,7 +12,7 @@
 #include "build/include_dir.h"
 #include "build/toolchain.h"
 #include "error/error.h"
-#include "eval/lane_dealer.h"
+#include "eval/lane_pool.h"
 #include "eval/lane_workers.h"
 #include "eval/solution_build.h"
 #include "eval/workload_evaluation.h"
@@ -72,7 +72,8 @@ std::string compiler_identity(const std::string& text) {
 // Every workload with the same status and log: a candidate that did not build, or did
 // not load.
 void fail_every_workload(const EvaluationTarget& target, EvalStatus status, const std::string& log,
-                         const std::function<void(const WorkloadResult&)>& report, SolutionEvaluation& result) {
+                         const std::function<void(const WorkloadResult&)>& report,
+                         SolutionEvaluation& result) {
   for (const Workload& w : target.workloads) {
     WorkloadResult r;
     r.workload = w;
@@ -89,12 +90,13 @@ SeedStream workload_seeds(std::uint64_t base, const Workload& w) {
   return SeedStream(hash_bytes(std::as_bytes(std::span(w.uuid.data(), w.uuid.size())), base));
 }
 
-// The reference workers of every lane, started side by side; the first lane's device
-// picks the nvcc arch, so every lane must be able to run that build.
-std::vector<std::unique_ptr<LaneWorkers>> start_lanes(const EvalOptions& options, const std::vector<DeviceLane>& lanes,
+// The reference workers of every lane, started side by side, each on its lane's thread;
+// the first lane's device picks the nvcc arch, so every lane must be able to run that build.
+std::vector<std::unique_ptr<LaneWorkers>> start_lanes(LanePool& pool, const EvalOptions& options,
+                                                      const std::vector<DeviceLane>& lanes,
                                                       const std::filesystem::path& work_dir) {
   std::vector<std::unique_ptr<LaneWorkers>> out(lanes.size());
-  for_each_lane(lanes.size(), [&](std::size_t i) {
+  pool.each([&](std::size_t i) {
     out[i] = std::make_unique<LaneWorkers>(options, lanes[i],
                                            i == 0 ? work_dir : work_dir / fmt::format("lane{}", i));
   });
@@ -102,11 +104,12 @@ std::vector<std::unique_ptr<LaneWorkers>> start_lanes(const EvalOptions& options
   for (std::size_t i = 1; i < out.size(); ++i) {
     const auto& d = out[i]->device().device;
     if (d.value("compute_capability", 0) != cc) {
-      throw Error(Location{"", 0, "--gpus"},
-                  fmt::format("device {} ({}, compute capability {}) differs from device {} ({}, {}): one "
-                              "evaluation's lanes must run the same build",
-                              lanes[i].index, d.value("name", std::string("?")), d.value("compute_capability", 0),
-                              lanes[0].index, out[0]->device().device.value("name", std::string("?")), cc));
+      throw Error(
+          Location{"", 0, "--gpus"},
+          fmt::format("device {} ({}, compute capability {}) differs from device {} ({}, {}): one "
+                      "evaluation's lanes must run the same build",
+                      lanes[i].index, d.value("name", std::string("?")), d.value("compute_capability", 0),
+                      lanes[0].index, out[0]->device().device.value("name", std::string("?")), cc));
     }
   }
   return out;
@@ -136,8 +139,10 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
   std::vector<DeviceLane> lanes = evaluation_lanes(options);
   // One stream through every workload in order cannot be dealt over lanes.
   if (options.seed_scheme == SeedScheme::sequential) lanes.resize(1);
+  // Each lane's workers live on the lane's thread (declared first, joined last).
+  LanePool pool(lanes.size());
   // The reference workers start first: their device reports pick the nvcc arch.
-  std::vector<std::unique_ptr<LaneWorkers>> workers = start_lanes(options, lanes, scratch.path());
+  std::vector<std::unique_ptr<LaneWorkers>> workers = start_lanes(pool, options, lanes, scratch.path());
   result.device = workers[0]->device().device;
   const BuildSettings settings =
       evaluation_build_settings(options, result.device.value("compute_capability", 0));
@@ -152,7 +157,7 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
     throw Error(fmt::format("the reference '{}' does not build: {}", target.reference.name,
                             build_failure_log(result.reference_build)));
   }
-  for_each_lane(workers.size(), [&](std::size_t i) { workers[i]->prepare_reference(target, result.reference_build); });
+  pool.each([&](std::size_t i) { workers[i]->prepare_reference(target, result.reference_build); });
   for (const auto& w : workers) result.lanes.push_back(w->device());
   result.peaks = result.lanes[0].peaks;
   result.peaks_note = result.lanes[0].peaks_note;
@@ -167,12 +172,13 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
     }
   };
   if (result.candidate_build.status != BuildResult::Status::ok) {
-    fail_every_workload(target, EvalStatus::compile_error, build_failure_log(result.candidate_build), report, result);
+    fail_every_workload(target, EvalStatus::compile_error, build_failure_log(result.candidate_build), report,
+                        result);
     return result;
   }
   std::vector<std::optional<std::string>> load_failures(workers.size());
-  for_each_lane(workers.size(),
-                [&](std::size_t i) { load_failures[i] = workers[i]->start_candidate(target, result.candidate_build); });
+  pool.each(
+      [&](std::size_t i) { load_failures[i] = workers[i]->start_candidate(target, result.candidate_build); });
   for (const auto& failure : load_failures) {
     if (failure) {
       fail_every_workload(target, EvalStatus::runtime_error, *failure, report, result);
@@ -188,7 +194,7 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
     base = options.seed ? *options.seed : SeedStream(std::nullopt).next();
   }
   std::vector<std::optional<WorkloadResult>> results(target.workloads.size());
-  deal_over_lanes(workers.size(), target.workloads.size(), [&](std::size_t lane, std::size_t i) {
+  pool.deal(target.workloads.size(), [&](std::size_t lane, std::size_t i) {
     const Workload& w = target.workloads[i];
     std::optional<SeedStream> own;
     if (!shared_seeds) own.emplace(workload_seeds(base, w));

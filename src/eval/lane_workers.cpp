@@ -4,10 +4,10 @@
 
 #include "build/build_cache.h"
 #include "build/kernel_signature.h"
-#include "eval/solution_build.h"
 #include "error/error.h"
 #include "eval/check/output_checker.h"
 #include "eval/device_peaks_json.h"
+#include "eval/solution_build.h"
 #include "eval/workload_shapes.h"
 #include "worker/self_executable.h"
 
@@ -15,8 +15,8 @@ namespace kh {
 
 namespace {
 
-WorkerConfig worker_config(const EvalOptions& o, const DeviceLane& lane, const std::filesystem::path& work_dir,
-                           const char* who) {
+WorkerConfig worker_config(const EvalOptions& o, const DeviceLane& lane,
+                           const std::filesystem::path& work_dir, const char* who) {
   WorkerConfig c;
   c.executable = o.worker_executable.empty() ? self_executable() : o.worker_executable;
   c.backend = lane.backend;
@@ -34,7 +34,8 @@ std::vector<DeviceLane> evaluation_lanes(const EvalOptions& options) {
   return {DeviceLane{0, options.backend, "", "", "", {}}};
 }
 
-LaneWorkers::LaneWorkers(const EvalOptions& options, const DeviceLane& lane, const std::filesystem::path& work_dir)
+LaneWorkers::LaneWorkers(const EvalOptions& options, const DeviceLane& lane,
+                         const std::filesystem::path& work_dir)
     : options_(options), candidate_config_(worker_config(options, lane, work_dir, "candidate")) {
   reference_ = std::make_unique<MeasurementClient>(worker_config(options, lane, work_dir, "reference"));
   device_.device = reference_->device();
@@ -57,16 +58,18 @@ void LaneWorkers::prepare_reference(const EvaluationTarget& target, const BuildR
       fmt::print(stderr, "note: no speed-of-light floor: {}\n", e.what());
     }
   }
-  reference_->load(reference_build.library.string(),
-                   signature_text(kernel_signature(target.definition, target.reference.spec.entry_function())));
+  reference_->load(
+      reference_build.library.string(),
+      signature_text(kernel_signature(target.definition, target.reference.spec.entry_function())));
 }
 
 std::optional<std::string> LaneWorkers::start_candidate(const EvaluationTarget& target,
                                                         const BuildResult& candidate_build) {
   candidate_ = std::make_unique<MeasurementClient>(candidate_config_);
   try {
-    candidate_->load(candidate_build.library.string(),
-                     signature_text(kernel_signature(target.definition, target.candidate.spec.entry_function())));
+    candidate_->load(
+        candidate_build.library.string(),
+        signature_text(kernel_signature(target.definition, target.candidate.spec.entry_function())));
   } catch (const Error& e) {
     return std::string(e.what());
   }
@@ -74,9 +77,11 @@ std::optional<std::string> LaneWorkers::start_candidate(const EvaluationTarget& 
   return std::nullopt;
 }
 
-WorkloadResult LaneWorkers::evaluate(const EvaluationTarget& target, const Workload& workload, SeedStream& seeds) {
+WorkloadResult LaneWorkers::evaluate(const EvaluationTarget& target, const Workload& workload,
+                                     SeedStream& seeds) {
   const double nominal = candidate_->device().value("nominal_sm_clock_mhz", 0.0);
-  WorkloadContext ctx{target.definition, workload, target.root, *checker_, target.tolerance, options_, nominal};
+  WorkloadContext ctx{target.definition, workload, target.root, *checker_,
+                      target.tolerance,  options_, nominal};
   WorkloadResult r = WorkloadEvaluation(ctx, *candidate_, *reference_, seeds).run();
   apply_speed_of_light(target, r);
   return r;
@@ -90,7 +95,8 @@ void LaneWorkers::apply_speed_of_light(const EvaluationTarget& target, WorkloadR
     w.log += (w.log.empty() ? "" : "\n") + std::string("speed-of-light model: ") + e.what();
     return;
   }
-  if (device_.peaks) w.speed_of_light = speed_of_light(*w.work, target.speed_of_light->compute, *device_.peaks);
+  if (device_.peaks)
+    w.speed_of_light = speed_of_light(*w.work, target.speed_of_light->compute, *device_.peaks);
 }
 
 }  // namespace kh

@@ -84,10 +84,12 @@ int run_eval_task(const EvalTaskRequest& r) {
   try {
     return evaluate_task(r, r.out_dir / kTaskTraces);
   } catch (const Error& e) {
-    write_atomically(r.out_dir / kTaskFailure, {{"task", r.task}, {"placement", placement()}, {"error", e.what()}});
+    write_atomically(r.out_dir / kTaskFailure,
+                     {{"task", r.task}, {"placement", placement()}, {"error", e.what()}});
     throw;
   } catch (const std::exception& e) {  // the file system's own failures, say
-    write_atomically(r.out_dir / kTaskFailure, {{"task", r.task}, {"placement", placement()}, {"error", e.what()}});
+    write_atomically(r.out_dir / kTaskFailure,
+                     {{"task", r.task}, {"placement", placement()}, {"error", e.what()}});
     throw Error(Location{r.job.string(), 0, fmt::format("tasks[{}]", r.task)}, e.what());
   }
 }

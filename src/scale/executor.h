@@ -32,7 +32,7 @@ struct EvaluationJob {
 // Where a distributed batch stands, for a progress bar.
 struct TaskCounts {
   std::size_t total = 0;
-  std::size_t queued = 0;   // submitted, waiting for a node
+  std::size_t queued = 0;  // submitted, waiting for a node
   std::size_t running = 0;
   std::size_t done = 0;     // results on the shared folder
   std::size_t failed = 0;   // out of attempts

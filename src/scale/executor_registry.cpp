@@ -15,8 +15,12 @@ namespace {
 using Factory = std::unique_ptr<Executor> (*)(const ExecutorSettings&);
 
 const std::pair<std::string_view, Factory> kExecutors[] = {
-    {"local", [](const ExecutorSettings& s) -> std::unique_ptr<Executor> { return std::make_unique<LocalExecutor>(s.lanes); }},
-    {"slurm", [](const ExecutorSettings& s) -> std::unique_ptr<Executor> {
+    {"local",
+     [](const ExecutorSettings& s) -> std::unique_ptr<Executor> {
+       return std::make_unique<LocalExecutor>(s.lanes);
+     }},
+    {"slurm",
+     [](const ExecutorSettings& s) -> std::unique_ptr<Executor> {
        return std::make_unique<SlurmExecutor>(s.slurm, s.on_tasks);
      }},
 };
@@ -33,8 +37,8 @@ std::unique_ptr<Executor> make_executor(const ExecutorSettings& settings) {
   for (const auto& [name, factory] : kExecutors) {
     if (name == settings.name) return factory(settings);
   }
-  throw Error(Location{"", 0, "--executor"},
-              fmt::format("unknown executor '{}' (known: {})", settings.name, fmt::join(executor_names(), ", ")));
+  throw Error(Location{"", 0, "--executor"}, fmt::format("unknown executor '{}' (known: {})", settings.name,
+                                                         fmt::join(executor_names(), ", ")));
 }
 
 }  // namespace kh::scale

@@ -31,7 +31,8 @@ json evaluation_json(const EvaluationJob& e) {
           {"reference", to_json(t.reference)},
           {"checker", t.checker},
           {"tolerance", archive::tolerance_to_json(t.tolerance)},
-          {"speed_of_light", t.speed_of_light ? archive::speed_of_light_to_json(*t.speed_of_light) : json(nullptr)},
+          {"speed_of_light",
+           t.speed_of_light ? archive::speed_of_light_to_json(*t.speed_of_light) : json(nullptr)},
           {"options", archive::options_to_json(e.options)}};
 }
 
@@ -69,7 +70,8 @@ std::vector<JobTask> plan_tasks(const std::vector<EvaluationJob>& jobs, std::siz
   std::vector<JobTask> tasks;
   for (std::size_t e = 0; e < jobs.size(); ++e) {
     const std::size_t n = jobs[e].target.workloads.size();
-    if (n == 0) throw Error(fmt::format("evaluation '{}' has no workloads to deal over tasks", jobs[e].label));
+    if (n == 0)
+      throw Error(fmt::format("evaluation '{}' has no workloads to deal over tasks", jobs[e].label));
     const std::size_t shards = std::min(n, per_evaluation == 0 ? kDefaultMaxShards : per_evaluation);
     const std::size_t first = tasks.size();
     for (std::size_t s = 0; s < shards; ++s) tasks.push_back(JobTask{e, {}});
@@ -82,7 +84,8 @@ void write_job_file(const std::filesystem::path& path, const JobFile& job) {
   json evaluations = json::array();
   for (const EvaluationJob& e : job.evaluations) evaluations.push_back(evaluation_json(e));
   json tasks = json::array();
-  for (const JobTask& t : job.tasks) tasks.push_back({{"evaluation", t.evaluation}, {"workloads", t.workloads}});
+  for (const JobTask& t : job.tasks)
+    tasks.push_back({{"evaluation", t.evaluation}, {"workloads", t.workloads}});
   const json doc = {{"kind", kKind},
                     {"version", kVersion},
                     {"cache_dir", job.cache_dir.string()},
@@ -104,15 +107,16 @@ JobFile read_job_file(const std::filesystem::path& path) {
   const Location where{path.string(), 0, ""};
   if (doc.is_discarded() || !doc.is_object()) throw Error(where, "not a JSON object");
   if (doc.value("kind", std::string()) != kKind || doc.value("version", 0) != kVersion) {
-    throw Error(where, fmt::format("not a {} file of version {} (a kharness of another version wrote it?)", kKind,
-                                   kVersion));
+    throw Error(where, fmt::format("not a {} file of version {} (a kharness of another version wrote it?)",
+                                   kKind, kVersion));
   }
   JobFile job;
   try {
     job.cache_dir = doc.value("cache_dir", std::string());
     const json& evaluations = member(doc, "evaluations", where);
     for (std::size_t i = 0; i < evaluations.size(); ++i)
-      job.evaluations.push_back(evaluation_from_json(evaluations[i], Location{path.string(), 0, fmt::format("evaluations[{}]", i)}));
+      job.evaluations.push_back(evaluation_from_json(
+          evaluations[i], Location{path.string(), 0, fmt::format("evaluations[{}]", i)}));
     for (const json& t : member(doc, "tasks", where)) {
       job.tasks.push_back(
           JobTask{t.at("evaluation").get<std::size_t>(), t.at("workloads").get<std::vector<std::size_t>>()});
@@ -125,7 +129,8 @@ JobFile read_job_file(const std::filesystem::path& path) {
 
 EvaluationJob task_evaluation(const JobFile& job, std::size_t task) {
   if (task >= job.tasks.size()) {
-    throw Error(Location{"", 0, "--task"}, fmt::format("task {} of a job of {} task(s)", task, job.tasks.size()));
+    throw Error(Location{"", 0, "--task"},
+                fmt::format("task {} of a job of {} task(s)", task, job.tasks.size()));
   }
   const JobTask& t = job.tasks[task];
   if (t.evaluation >= job.evaluations.size())

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "eval/lane_dealer.h"
+#include "eval/lane_pool.h"
 
 namespace kh::scale {
 

@@ -46,12 +46,14 @@ std::filesystem::path find_command(const std::filesystem::path& bin_dir, std::st
     throw Error(Location{bin_dir.string(), 0, "bin_dir"}, fmt::format("no {} in this folder", name));
   }
   if (auto p = detail::find_compiler("", name, {})) return *p;
-  throw Error(fmt::format("Slurm's {} is not on PATH: install Slurm's client commands (Debian: slurm-client) "
-                          "or name their folder with bin_dir in --slurm-config",
-                          name));
+  throw Error(
+      fmt::format("Slurm's {} is not on PATH: install Slurm's client commands (Debian: slurm-client) "
+                  "or name their folder with bin_dir in --slurm-config",
+                  name));
 }
 
-std::optional<std::filesystem::path> find_optional(const std::filesystem::path& bin_dir, std::string_view name) {
+std::optional<std::filesystem::path> find_optional(const std::filesystem::path& bin_dir,
+                                                   std::string_view name) {
   try {
     return find_command(bin_dir, name);
   } catch (const Error&) {
@@ -103,8 +105,8 @@ std::string SlurmClient::submit(const std::filesystem::path& script) const {
   const auto id = out.exit_code == 0 ? parse_submitted_job_id(out.output) : std::nullopt;
   if (!id) {
     throw Error(Location{script.string(), 0, ""},
-                fmt::format("sbatch refused the job (exit {}{}): {}", out.exit_code, out.timed_out ? ", timed out" : "",
-                            trim(out.output)));
+                fmt::format("sbatch refused the job (exit {}{}): {}", out.exit_code,
+                            out.timed_out ? ", timed out" : "", trim(out.output)));
   }
   return *id;
 }

@@ -16,7 +16,7 @@ namespace kh::scale {
 
 // One array task as squeue reports it.
 struct QueueRow {
-  std::string job_id;  // the array's job id (%F)
+  std::string job_id;    // the array's job id (%F)
   std::size_t task = 0;  // the array index (%K)
   std::string state;     // PENDING, RUNNING, COMPLETED, FAILED, NODE_FAIL, PREEMPTED, ...
   std::string node;      // where it runs or ran; "" while pending

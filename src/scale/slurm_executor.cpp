@@ -72,14 +72,16 @@ fs::path log_path(const fs::path& batch, std::size_t task, std::size_t submissio
   return batch / "logs" / fmt::format("task-{}.s{}.log", task, submission);
 }
 
-std::string failure_detail(const SlurmClient& client, const fs::path& batch, std::size_t i, const TaskRecord& t) {
+std::string failure_detail(const SlurmClient& client, const fs::path& batch, std::size_t i,
+                           const TaskRecord& t) {
   const fs::path failure = task_dir(batch, i, t.submission) / kTaskFailure;
   if (fs::exists(failure)) {
     const json j = json::parse(read_text(failure), nullptr, false);
     if (j.is_object() && j.contains("error")) return j["error"].get<std::string>();
   }
   std::string detail = log_tail(log_path(batch, i, t.submission));
-  if (const auto acct = client.accounting(t.job_id, i)) detail = *acct + (detail.empty() ? "" : "; log: " + detail);
+  if (const auto acct = client.accounting(t.job_id, i))
+    detail = *acct + (detail.empty() ? "" : "; log: " + detail);
   return detail;
 }
 
@@ -92,9 +94,9 @@ void cancel_all(const SlurmClient& client, const std::vector<std::string>& ids, 
   while (Clock::now() < until) {
     const auto rows = client.queue(ids);
     const bool active = !rows || std::any_of(rows->begin(), rows->end(), [](const QueueRow& r) {
-      return r.state != "COMPLETED" && r.state != "CANCELLED" && r.state != "FAILED" && r.state != "TIMEOUT" &&
-             r.state != "NODE_FAIL" && r.state != "PREEMPTED" && r.state != "OUT_OF_MEMORY" &&
-             r.state != "BOOT_FAIL" && r.state != "DEADLINE";
+      return r.state != "COMPLETED" && r.state != "CANCELLED" && r.state != "FAILED" &&
+             r.state != "TIMEOUT" && r.state != "NODE_FAIL" && r.state != "PREEMPTED" &&
+             r.state != "OUT_OF_MEMORY" && r.state != "BOOT_FAIL" && r.state != "DEADLINE";
     });
     if (!active) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -170,10 +172,11 @@ std::string batch_script(const SlurmSettings& s, const fs::path& kharness, const
   for (const std::string& line : s.sbatch) directive(line);
   out += "# Written by kharness: one task evaluates one shard of workloads (docs/scale-out.md).\n";
   for (const std::string& line : s.setup) out += line + "\n";
-  out += fmt::format("exec {} eval --job {} --task \"$SLURM_ARRAY_TASK_ID\" --task-out {}\"$SLURM_ARRAY_TASK_ID\"/s{} "
-                     "--gpus {}\n",
-                     shell_quoted(kharness.string()), shell_quoted((batch / "job.json").string()),
-                     shell_quoted((batch / "tasks").string() + "/"), submission, shell_quoted(s.gpus));
+  out += fmt::format(
+      "exec {} eval --job {} --task \"$SLURM_ARRAY_TASK_ID\" --task-out {}\"$SLURM_ARRAY_TASK_ID\"/s{} "
+      "--gpus {}\n",
+      shell_quoted(kharness.string()), shell_quoted((batch / "job.json").string()),
+      shell_quoted((batch / "tasks").string() + "/"), submission, shell_quoted(s.gpus));
   return out;
 }
 
@@ -185,15 +188,19 @@ void SlurmExecutor::follow(const SlurmClient& client, TaskBoard& board, const fs
   SignalTrap trap;
   const CancelOnUnwind cancel_on_error(client, board, settings_.cancel_wait_seconds);
   const TaskBoardChecks checks{
-      [&](std::size_t i, const TaskRecord& t) { return fs::exists(task_dir(batch, i, t.submission) / kTaskResult); },
+      [&](std::size_t i, const TaskRecord& t) {
+        return fs::exists(task_dir(batch, i, t.submission) / kTaskResult);
+      },
       [&](std::size_t i, const TaskRecord& t) { return failure_detail(client, batch, i, t); }};
-  const auto grace = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(settings_.result_grace_seconds));
+  const auto grace = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(settings_.result_grace_seconds));
   std::size_t submission = 0;
   auto last_answer = Clock::now();
   std::optional<TaskCounts> shown;
   while (true) {
     if (trap.caught() != 0) {
-      fmt::print(stderr, "kharness: signal {}: cancelling Slurm job(s) {}\n", trap.caught(), fmt::join(job_ids_, ","));
+      fmt::print(stderr, "kharness: signal {}: cancelling Slurm job(s) {}\n", trap.caught(),
+                 fmt::join(job_ids_, ","));
       cancel_all(client, job_ids_, settings_.cancel_wait_seconds);
       trap.reraise();
       throw Error("interrupted");  // only if the signal's previous disposition ignores it
@@ -212,8 +219,9 @@ void SlurmExecutor::follow(const SlurmClient& client, TaskBoard& board, const fs
       throw Error("squeue has not answered for 5 minutes: the Slurm controller is unreachable");
     }
     const TaskCounts now = board.counts();
-    if (on_tasks_ && (!shown || now.queued != shown->queued || now.running != shown->running ||
-                      now.done != shown->done || now.failed != shown->failed || now.retries != shown->retries)) {
+    if (on_tasks_ &&
+        (!shown || now.queued != shown->queued || now.running != shown->running || now.done != shown->done ||
+         now.failed != shown->failed || now.retries != shown->retries)) {
       on_tasks_(now);
       shown = now;
     }

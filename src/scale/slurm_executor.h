@@ -41,8 +41,8 @@ class SlurmExecutor final : public Executor {
 // partition, account, time, GRES, the site's extra lines), the site's setup lines, then
 // `kharness eval --job ... --task $SLURM_ARRAY_TASK_ID --task-out ...`.
 [[nodiscard]] std::string batch_script(const SlurmSettings& s, const std::filesystem::path& kharness,
-                                       const std::filesystem::path& batch, const std::vector<std::size_t>& tasks,
-                                       std::size_t submission);
+                                       const std::filesystem::path& batch,
+                                       const std::vector<std::size_t>& tasks, std::size_t submission);
 // "0-3,7,9-10": Slurm's --array list for these (sorted) indices.
 [[nodiscard]] std::string array_spec(const std::vector<std::size_t>& tasks);
 // Where task `task`'s attempt in submission `submission` leaves its files.

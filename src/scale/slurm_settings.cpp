@@ -88,14 +88,16 @@ SlurmSettings read_slurm_settings(const std::filesystem::path& file) {
 
 void check_slurm_settings(const SlurmSettings& s) {
   if (s.shared_dir.empty()) {
-    throw Error(Location{"", 0, "shared_dir"},
-                "the Slurm executor needs a folder every node sees (--shared-dir, or shared_dir in --slurm-config)");
+    throw Error(
+        Location{"", 0, "shared_dir"},
+        "the Slurm executor needs a folder every node sees (--shared-dir, or shared_dir in --slurm-config)");
   }
   if (s.max_attempts < 1) throw Error(Location{"", 0, "max_attempts"}, "must be at least 1");
   if (s.poll_seconds <= 0) throw Error(Location{"", 0, "poll_seconds"}, "must be positive");
   for (const std::string& line : s.sbatch) {
     if (line.find('\n') != std::string::npos || !line.starts_with("-"))
-      throw Error(Location{"", 0, "sbatch"}, fmt::format("'{}' is not one sbatch option (e.g. --qos=high)", line));
+      throw Error(Location{"", 0, "sbatch"},
+                  fmt::format("'{}' is not one sbatch option (e.g. --qos=high)", line));
   }
 }
 

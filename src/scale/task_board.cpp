@@ -16,8 +16,8 @@ bool one_of(std::string_view state, std::initializer_list<std::string_view> stat
 // Slurm's job states (squeue --states): those in which the task will still run, and
 // those in which it runs now. Anything else has ended.
 bool waiting_state(std::string_view s) {
-  return one_of(s, {"PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD", "RESIZING", "SUSPENDED",
-                    "RESV_DEL_HOLD", "SIGNALING", "STOPPED"});
+  return one_of(s, {"PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_FED", "REQUEUE_HOLD", "RESIZING",
+                    "SUSPENDED", "RESV_DEL_HOLD", "SIGNALING", "STOPPED"});
 }
 bool running_state(std::string_view s) { return one_of(s, {"RUNNING", "COMPLETING", "STAGE_OUT"}); }
 
@@ -37,7 +37,8 @@ std::vector<std::size_t> TaskBoard::to_submit() const {
   return out;
 }
 
-void TaskBoard::submitted(const std::vector<std::size_t>& tasks, const std::string& job_id, std::size_t submission) {
+void TaskBoard::submitted(const std::vector<std::size_t>& tasks, const std::string& job_id,
+                          std::size_t submission) {
   for (const std::size_t i : tasks) {
     TaskRecord& t = tasks_.at(i);
     if (t.attempts > 0) ++retries_;
@@ -63,7 +64,8 @@ void TaskBoard::fail_attempt(std::size_t i, std::string why, const TaskBoardChec
 }
 
 void TaskBoard::observe(const std::vector<QueueRow>& rows, const TaskBoardChecks& checks,
-                        std::chrono::steady_clock::time_point now, std::chrono::steady_clock::duration grace) {
+                        std::chrono::steady_clock::time_point now,
+                        std::chrono::steady_clock::duration grace) {
   for (std::size_t i = 0; i < tasks_.size(); ++i) {
     TaskRecord& t = tasks_[i];
     if (t.state != TaskState::queued && t.state != TaskState::running) continue;
@@ -84,7 +86,8 @@ void TaskBoard::observe(const std::vector<QueueRow>& rows, const TaskBoardChecks
       // COMPLETED, or gone from the queue, and no result yet: wait for the file system.
       if (!t.missing_since) t.missing_since = now;
       if (now - *t.missing_since >= grace) {
-        fail_attempt(i, row != rows.end() ? "COMPLETED but left no result" : "left the queue without a result",
+        fail_attempt(i,
+                     row != rows.end() ? "COMPLETED but left no result" : "left the queue without a result",
                      checks);
       }
     }
@@ -92,8 +95,9 @@ void TaskBoard::observe(const std::vector<QueueRow>& rows, const TaskBoardChecks
 }
 
 bool TaskBoard::finished() const {
-  return std::all_of(tasks_.begin(), tasks_.end(),
-                     [](const TaskRecord& t) { return t.state == TaskState::done || t.state == TaskState::failed; });
+  return std::all_of(tasks_.begin(), tasks_.end(), [](const TaskRecord& t) {
+    return t.state == TaskState::done || t.state == TaskState::failed;
+  });
 }
 
 TaskCounts TaskBoard::counts() const {

@@ -21,8 +21,8 @@ enum class TaskState { waiting, queued, running, done, failed };
 
 struct TaskRecord {
   TaskState state = TaskState::waiting;
-  int attempts = 0;         // submissions so far
-  std::string job_id;       // of the current (or last) submission
+  int attempts = 0;            // submissions so far
+  std::string job_id;          // of the current (or last) submission
   std::size_t submission = 0;  // which submission (1, 2, ...) the current attempt belongs to
   std::string node;
   std::vector<std::string> failures;  // one line per failed attempt

@@ -18,12 +18,13 @@ std::vector<Workload> share(const EvaluationJob& job, const JobTask& t) {
   return out;
 }
 
-SolutionEvaluation parse_task(const nlohmann::ordered_json& evaluation, const EvaluationJob& job, const JobTask& t,
-                              std::size_t index) {
+SolutionEvaluation parse_task(const nlohmann::ordered_json& evaluation, const EvaluationJob& job,
+                              const JobTask& t, std::size_t index) {
   try {
     return evaluation_from_json(evaluation, share(job, t));
   } catch (const Error& e) {
-    throw Error(Location{"", 0, fmt::format("task {}", index)}, std::string("unreadable result: ") + e.what());
+    throw Error(Location{"", 0, fmt::format("task {}", index)},
+                std::string("unreadable result: ") + e.what());
   }
 }
 
@@ -46,7 +47,8 @@ SolutionEvaluation merge_job(std::size_t e, const EvaluationJob& job, const std:
     if (t.evaluation != e) continue;
     const TaskOutcome& o = outcomes.at(i);
     if (!o.evaluation) {
-      for (const std::size_t k : t.workloads) placed.at(k) = not_evaluated(job.target.workloads[k], i, o.failure);
+      for (const std::size_t k : t.workloads)
+        placed.at(k) = not_evaluated(job.target.workloads[k], i, o.failure);
       continue;
     }
     SolutionEvaluation part = parse_task(*o.evaluation, job, t, i);

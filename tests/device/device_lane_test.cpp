@@ -35,7 +35,8 @@ TEST(DeviceLanes, MalformedOrRepeatedListsAreRefusedNamingTheOption) {
 }
 
 TEST(DeviceLanes, CudaWithoutCudaSaysWhy) {
-  if (compiled_backends().size() > 1) GTEST_SKIP() << "this build has CUDA; CudaLanesArePinnedByUuid covers it";
+  if (compiled_backends().size() > 1)
+    GTEST_SKIP() << "this build has CUDA; CudaLanesArePinnedByUuid covers it";
   try {
     (void)device_lanes("cuda", "all");
     FAIL() << "a build without CUDA listed CUDA lanes";

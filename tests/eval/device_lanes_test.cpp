@@ -30,7 +30,8 @@ class DeviceLanes : public test::EndToEndSuite {
     o.worker_executable = KHARNESS_EXECUTABLE;
     o.work_dir = *scratch_ / name;
     o.cache_dir = *scratch_ / "cache";
-    for (std::size_t i = 0; i < lanes; ++i) o.lanes.push_back(DeviceLane{static_cast<int>(i), "cpu", "", "", "", {}});
+    for (std::size_t i = 0; i < lanes; ++i)
+      o.lanes.push_back(DeviceLane{static_cast<int>(i), "cpu", "", "", "", {}});
     return o;
   }
   static Solution solution(const std::string& file) {
@@ -72,9 +73,14 @@ TEST_F(DeviceLanes, TwoLanesGiveOneLanesVerdictsAndSeeds) {
 TEST_F(DeviceLanes, EachTraceNamesTheLaneThatRanIt) {
   const SolutionEvaluation two = evaluate(solution("correct.cpp"), options("traces", 2));
   const OperatorEntry* op = ops_->find("rmsnorm_h128");
-  const EvaluationTarget target{op->definition, ops_->workloads("rmsnorm_h128", false), op->dir,
-                                solution("correct.cpp"), ops_->reference("rmsnorm_h128", "cpu"), "default",
-                                *op->tolerance, op->speed_of_light};
+  const EvaluationTarget target{op->definition,
+                                ops_->workloads("rmsnorm_h128", false),
+                                op->dir,
+                                solution("correct.cpp"),
+                                ops_->reference("rmsnorm_h128", "cpu"),
+                                "default",
+                                *op->tolerance,
+                                op->speed_of_light};
   const EvalOptions o = options("traces", 2);
   for (const WorkloadResult& w : two.workloads) {
     const Trace t = make_trace(target, two, w, o);
@@ -87,8 +93,13 @@ TEST_F(DeviceLanes, AWorkloadAloneDrawsTheSeedsItDrawsInTheFullRun) {
   // The last workload, alone: a different position in the list, the same seeds.
   const OperatorEntry* op = ops_->find("rmsnorm_h128");
   std::vector<Workload> last = {ops_->workloads("rmsnorm_h128", false).back()};
-  const EvaluationTarget target{op->definition, last, op->dir, solution("correct.cpp"),
-                                ops_->reference("rmsnorm_h128", "cpu"), "default", *op->tolerance,
+  const EvaluationTarget target{op->definition,
+                                last,
+                                op->dir,
+                                solution("correct.cpp"),
+                                ops_->reference("rmsnorm_h128", "cpu"),
+                                "default",
+                                *op->tolerance,
                                 op->speed_of_light};
   const SolutionEvaluation alone = evaluate_solution(target, options("alone", 0));
   ASSERT_EQ(alone.workloads.size(), 1u);

@@ -87,7 +87,8 @@ TEST(JobFile, AForeignOrDamagedFileIsRefused) {
 TEST(SlurmSettings, SiteFileKeysAreCheckedByName) {
   const test::TempDir dir;
   const SlurmSettings s = read_slurm_settings(dir.write(
-      "site.json", R"({"shared_dir": "/lustre/kh", "partition": "h200", "gres": "gpu:1", "sbatch": ["--qos=high"],
+      "site.json",
+      R"({"shared_dir": "/lustre/kh", "partition": "h200", "gres": "gpu:1", "sbatch": ["--qos=high"],
                       "max_attempts": 5, "setup": ["module load cuda"]})"));
   EXPECT_EQ(s.shared_dir, "/lustre/kh");
   EXPECT_EQ(s.partition, "h200");

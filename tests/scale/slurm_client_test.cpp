@@ -48,13 +48,15 @@ TEST(SlurmScript, CarriesTheSiteOptionsAndRunsOneTaskOfTheJob) {
   s.setup = {"module load cuda/13.0"};
   s.max_parallel = 4;
   const std::string script = batch_script(s, "/opt/it's/kharness", "/shared/batches/b1", {1, 2, 5}, 2);
-  for (const char* line : {"#SBATCH --array=1-2,5%4\n", "#SBATCH --partition=h200\n", "#SBATCH --account=proj\n",
-                           "#SBATCH --time=00:30:00\n", "#SBATCH --gres=gpu:1\n", "#SBATCH --qos=high\n",
-                           "#SBATCH --output=/shared/batches/b1/logs/task-%a.s2.log\n", "module load cuda/13.0\n"}) {
+  for (const char* line :
+       {"#SBATCH --array=1-2,5%4\n", "#SBATCH --partition=h200\n", "#SBATCH --account=proj\n",
+        "#SBATCH --time=00:30:00\n", "#SBATCH --gres=gpu:1\n", "#SBATCH --qos=high\n",
+        "#SBATCH --output=/shared/batches/b1/logs/task-%a.s2.log\n", "module load cuda/13.0\n"}) {
     EXPECT_NE(script.find(line), std::string::npos) << line << "\n" << script;
   }
-  EXPECT_NE(script.find("exec '/opt/it'\\''s/kharness' eval --job '/shared/batches/b1/job.json' --task "
-                        "\"$SLURM_ARRAY_TASK_ID\" --task-out '/shared/batches/b1/tasks/'\"$SLURM_ARRAY_TASK_ID\"/s2"),
+  EXPECT_NE(script.find(
+                "exec '/opt/it'\\''s/kharness' eval --job '/shared/batches/b1/job.json' --task "
+                "\"$SLURM_ARRAY_TASK_ID\" --task-out '/shared/batches/b1/tasks/'\"$SLURM_ARRAY_TASK_ID\"/s2"),
             std::string::npos)
       << script;
   EXPECT_LT(script.find("module load"), script.find("exec ")) << "setup runs before kharness";

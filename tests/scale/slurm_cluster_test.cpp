@@ -9,7 +9,10 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -51,14 +54,15 @@ class SlurmCluster : public ::testing::Test {
 
   // `kharness eval` of the operator's baseline with light timing; `extra` picks the
   // executor, the archive, the seed.
-  std::string eval_args(const std::string& extra) const {
-    return "eval --definition " + kDefinition + " --baseline --backend cpu --operators " + quoted(kOperators) +
-           " --trials 2 --warmup 1 --iterations 5 --timing-trials 2 " + extra;
+  std::string eval_args(const std::string& extra, int iterations = 5) const {
+    return "eval --definition " + kDefinition + " --baseline --backend cpu --operators " +
+           quoted(kOperators) + " --trials 2 --warmup 1 --timing-trials 2 --iterations " +
+           std::to_string(iterations) + " " + extra;
   }
   // Runs kharness against the cluster; stdout in `out`, the exit status returned.
   int kharness(const std::string& args, std::string& out) const {
-    out = cluster_->shell("KHARNESS_CACHE_DIR=" + quoted(cache_) + " '" KHARNESS_BINARY "' " + args +
-                          " 2>" + quoted(work_.path() / "stderr.log") + "; echo \"exit=$?\"");
+    out = cluster_->shell("KHARNESS_CACHE_DIR=" + quoted(cache_) + " '" KHARNESS_BINARY "' " + args + " 2>" +
+                          quoted(work_.path() / "stderr.log") + "; echo \"exit=$?\"");
     const std::size_t at = out.rfind("exit=");
     const int status = at == std::string::npos ? -1 : std::stoi(out.substr(at + 5));
     out.resize(at == std::string::npos ? out.size() : at);
@@ -99,7 +103,8 @@ TEST_F(SlurmCluster, SweepMergesIntoAnArchiveWithTheLocalRunsVerdictsAndSeeds) {
     const json& s = slurm["traces"][i];
     EXPECT_EQ(l["workload"]["uuid"], s["workload"]["uuid"]) << "merged in the workloads' order";
     EXPECT_EQ(l["evaluation"]["status"], s["evaluation"]["status"]);
-    EXPECT_EQ(l["evaluation"]["kharness"]["correctness_seeds"], s["evaluation"]["kharness"]["correctness_seeds"]);
+    EXPECT_EQ(l["evaluation"]["kharness"]["correctness_seeds"],
+              s["evaluation"]["kharness"]["correctness_seeds"]);
     EXPECT_EQ(l["evaluation"]["kharness"]["latency"]["input_set_seeds"],
               s["evaluation"]["kharness"]["latency"]["input_set_seeds"]);
     EXPECT_FALSE(s["evaluation"]["kharness"]["device"].value("host", "").empty()) << "a trace names its node";
@@ -123,12 +128,12 @@ TEST_F(SlurmCluster, SweepMergesIntoAnArchiveWithTheLocalRunsVerdictsAndSeeds) {
 
 TEST_F(SlurmCluster, ATaskKilledMidRunIsSubmittedAgain) {
   // Heavier timing, so that a task is still running when it is killed.
-  const std::string args = eval_args("--seed 5 --json --executor slurm --tasks 2 --iterations 400 --slurm-config " +
-                                     quoted(site_));
+  const std::string args =
+      eval_args("--seed 5 --json --executor slurm --tasks 2 --slurm-config " + quoted(site_), 20);
   std::string out;
+  std::atomic<bool> finished{false};
   std::thread killer([&] {
-    const auto until = Clock::now() + std::chrono::seconds(120);
-    while (Clock::now() < until) {
+    while (!finished) {
       // Task 1's first attempt, once it has evaluated a workload: mid-run.
       std::error_code none_yet;
       for (const auto& batch : fs::directory_iterator(work_.path() / "shared" / "batches", none_yet)) {
@@ -141,6 +146,7 @@ TEST_F(SlurmCluster, ATaskKilledMidRunIsSubmittedAgain) {
     }
   });
   const int status = kharness(args, out);
+  finished = true;
   killer.join();
   ASSERT_EQ(status, 0) << stderr_text();
   const json j = json::parse(out);
@@ -155,9 +161,9 @@ TEST_F(SlurmCluster, ATaskKilledMidRunIsSubmittedAgain) {
 }
 
 TEST_F(SlurmCluster, SigtermCancelsTheJobAndLeavesNothingQueued) {
-  const std::string command = cluster_->env() + "KHARNESS_CACHE_DIR=" + quoted(cache_) + " exec '" KHARNESS_BINARY "' " +
-                              eval_args("--executor slurm --tasks 2 --iterations 2000 --timing-trials 3 --slurm-config " +
-                                        quoted(site_)) +
+  const std::string command = cluster_->env() + "KHARNESS_CACHE_DIR=" + quoted(cache_) +
+                              " exec '" KHARNESS_BINARY "' " +
+                              eval_args("--executor slurm --tasks 2 --slurm-config " + quoted(site_), 2000) +
                               " >/dev/null 2>" + quoted(work_.path() / "stderr.log");
   const char* argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
   pid_t pid = 0;
@@ -173,26 +179,65 @@ TEST_F(SlurmCluster, SigtermCancelsTheJobAndLeavesNothingQueued) {
   ASSERT_EQ(kill(pid, SIGTERM), 0);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "raw status " << status << "\n" << stderr_text();
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "raw status " << status << "\n"
+                                                                  << stderr_text();
   EXPECT_NE(stderr_text().find("cancelling Slurm job"), std::string::npos) << stderr_text();
   EXPECT_TRUE(cluster_->active_jobs().empty()) << cluster_->shell("squeue -r -t all");
   EXPECT_NE(cluster_->shell("squeue -h -r -t all -o %T").find("CANCELLED"), std::string::npos);
 }
 
-TEST_F(SlurmCluster, OptimizeEvaluatesItsRoundsThroughTheCluster) {
+// A solution of rmsnorm_h128 that does `times` times the work: correct, and slower than
+// the baseline, so a round that tries it ends in archive_only after its gates.
+fs::path slow_solution(const test::TempDir& dir, int times) {
+  const fs::path gallery = fs::path(KHARNESS_SOURCE_DIR) / "tests/eval/solutions/rmsnorm_h128";
+  std::ifstream in(gallery / "rmsnorm_common.h");
+  const std::string common(std::istreambuf_iterator<char>(in), {});
+  const std::string name = "slow" + std::to_string(times);
+  const std::string source =
+      "#include \"rmsnorm_common.h\"\nvoid rmsnorm(const DLTensor* x, const DLTensor* w, "
+      "DLTensor* y, kh_stream_t) {\n  for (int i = 0; i < " +
+      std::to_string(times) + "; ++i) rmsnorm_rows(x, w, y, 0, x->shape[0]);\n}\n";
+  const json solution = {{"name", name},
+                         {"definition", kDefinition},
+                         {"author", "test"},
+                         {"spec",
+                          {{"language", "cpp"},
+                           {"target_hardware", {"cpu"}},
+                           {"entry_point", name + ".cpp::rmsnorm"},
+                           {"dependencies", json::array()},
+                           {"binding", "kharness"}}},
+                         {"sources",
+                          {{{"path", name + ".cpp"}, {"content", source}},
+                           {{"path", "rmsnorm_common.h"}, {"content", common}}}}};
+  return dir.write(name + ".json", solution.dump());
+}
+
+TEST_F(SlurmCluster, OptimizeEvaluatesARoundsCandidatesAsOneJobArray) {
   std::string out;
-  const int status = kharness("optimize --definition " + kDefinition + " --small --backend cpu --operators " +
-                                  quoted(kOperators) + " --rounds 1 --max-candidates 3 --seed 3 --json --executor slurm "
-                                  "--slurm-config " + quoted(site_) + " --archive " + quoted(work_.path() / "loop"),
-                              out);
+  const int status = kharness(
+      "optimize --definition " + kDefinition + " --small --backend cpu --operators " + quoted(kOperators) +
+          " --agent replay --replay " + quoted(slow_solution(work_, 16)) + " --replay " +
+          quoted(slow_solution(work_, 24)) +
+          " --rounds 1 --seed 3 --warmup 1 --iterations 3 --json --executor slurm --tasks 1 --slurm-config " +
+          quoted(site_) + " --archive " + quoted(work_.path() / "loop"),
+      out);
   ASSERT_EQ(status, 0) << stderr_text();
   const json j = json::parse(out);
   EXPECT_EQ(j.value("rounds", 0), 1) << out;
-  EXPECT_GT(j.value("evaluations_measured", 0), 1) << out;
-  // Every evaluation ran as a Slurm task: the batches are on the shared folder.
-  std::size_t batches = 0;
-  for ([[maybe_unused]] const auto& b : fs::directory_iterator(work_.path() / "shared" / "batches")) ++batches;
-  EXPECT_GE(batches, 2u);
+  EXPECT_EQ(j.value("evaluations_measured", 0), 3) << "the baseline, then both candidates' gates";
+  ASSERT_EQ(j["decisions"].size(), 1u);
+  EXPECT_EQ(j["decisions"][0]["kind"], "archive_only") << out;
+  // The baseline's batch, then one batch (one job array) evaluating both candidates.
+  std::vector<fs::path> batches;
+  for (const auto& b : fs::directory_iterator(work_.path() / "shared" / "batches"))
+    batches.push_back(b.path());
+  std::sort(batches.begin(), batches.end());
+  ASSERT_EQ(batches.size(), 2u);
+  std::ifstream job(batches[1] / "job.json");
+  const json file = json::parse(job);
+  ASSERT_EQ(file["evaluations"].size(), 2u);
+  EXPECT_EQ(file["evaluations"][0]["label"], "slow16");
+  EXPECT_EQ(file["evaluations"][1]["label"], "slow24");
   EXPECT_TRUE(cluster_->active_jobs().empty());
 }
 

@@ -14,7 +14,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using std::chrono::seconds;
 
-QueueRow row(const std::string& job, std::size_t task, const std::string& state, const std::string& node = "n1") {
+QueueRow row(const std::string& job, std::size_t task, const std::string& state,
+             const std::string& node = "n1") {
   return QueueRow{job, task, state, node, ""};
 }
 
@@ -22,7 +23,9 @@ struct Files {
   std::set<std::size_t> results;
   TaskBoardChecks checks() {
     return {[this](std::size_t i, const TaskRecord&) { return results.count(i) > 0; },
-            [](std::size_t i, const TaskRecord& t) { return "log of task " + std::to_string(i) + " s" + std::to_string(t.submission); }};
+            [](std::size_t i, const TaskRecord& t) {
+              return "log of task " + std::to_string(i) + " s" + std::to_string(t.submission);
+            }};
   }
 };
 
@@ -33,14 +36,14 @@ TEST(TaskBoard, AResultMeansDoneAndStatesFollowTheQueue) {
   EXPECT_TRUE(board.to_submit().empty());
   Files files;
   const auto t0 = Clock::now();
-  board.observe({row("100", 0, "RUNNING"), row("100", 1, "PENDING", ""), row("100", 2, "RUNNING")}, files.checks(), t0,
-                seconds(5));
+  board.observe({row("100", 0, "RUNNING"), row("100", 1, "PENDING", ""), row("100", 2, "RUNNING")},
+                files.checks(), t0, seconds(5));
   EXPECT_EQ(board.counts().running, 2u);
   EXPECT_EQ(board.counts().queued, 1u);
   EXPECT_EQ(board.task(0).node, "n1");
   files.results = {0, 2};
-  board.observe({row("100", 0, "COMPLETED"), row("100", 1, "RUNNING"), row("100", 2, "COMPLETING")}, files.checks(),
-                t0, seconds(5));
+  board.observe({row("100", 0, "COMPLETED"), row("100", 1, "RUNNING"), row("100", 2, "COMPLETING")},
+                files.checks(), t0, seconds(5));
   EXPECT_EQ(board.counts().done, 2u);
   EXPECT_FALSE(board.finished());
   EXPECT_EQ(board.active_job_ids(), (std::vector<std::string>{"100"}));

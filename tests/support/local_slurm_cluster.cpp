@@ -126,25 +126,26 @@ void LocalSlurmCluster::write_config(int cpus, int gpus) {
   const std::string d = dir_.string();
   std::ofstream out(conf());
   out << "ClusterName=kh" << getpid() << "\n"
-       << "SlurmctldHost=localhost(127.0.0.1)\n"
-       << "SlurmctldPort=" << controller_port_ << "\nSlurmdPort=" << node_port_ << "\n"
-       << "SlurmUser=" << user_name() << "\nSlurmdUser=root\n"
-       << "AuthType=auth/munge\nCredType=cred/munge\nAuthInfo=socket=" << d << "/munge/munge.socket\n"
-       << "StateSaveLocation=" << d << "/state\nSlurmdSpoolDir=" << d << "/spool\n"
-       << "SlurmctldPidFile=" << d << "/slurmctld.pid\nSlurmdPidFile=" << d << "/slurmd.pid\n"
-       << "SlurmctldLogFile=" << d << "/log/slurmctld.log\nSlurmdLogFile=" << d << "/log/slurmd.log\n"
-       // No cgroups: linuxproc tracks a job's processes by parentage, task/none binds nothing.
-       << "ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\nSwitchType=switch/none\nMpiDefault=none\n"
-       << "JobAcctGatherType=jobacct_gather/none\nAccountingStorageType=accounting_storage/none\n"
-       << "JobCompType=jobcomp/none\n"
-       << "SelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\nSchedulerType=sched/builtin\n"
-       // Quick to schedule, quick to notice a lost node; the node's declared CPUs stand.
-       << "SchedulerParameters=sched_min_interval=100000\nMessageTimeout=5\nSlurmctldTimeout=10\n"
-       << "SlurmdTimeout=10\nReturnToService=2\nSlurmdParameters=config_overrides\nMinJobAge=300\n"
-       << "KillWait=2\nGresTypes=gpu\n"
-       << "NodeName=khnode NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=" << cpus
-       << " RealMemory=1000 Gres=gpu:" << gpus << " State=UNKNOWN\n"
-       << "PartitionName=debug Nodes=khnode Default=YES MaxTime=INFINITE State=UP\n";
+      << "SlurmctldHost=localhost(127.0.0.1)\n"
+      << "SlurmctldPort=" << controller_port_ << "\nSlurmdPort=" << node_port_ << "\n"
+      << "SlurmUser=" << user_name() << "\nSlurmdUser=root\n"
+      << "AuthType=auth/munge\nCredType=cred/munge\nAuthInfo=socket=" << d << "/munge/munge.socket\n"
+      << "StateSaveLocation=" << d << "/state\nSlurmdSpoolDir=" << d << "/spool\n"
+      << "SlurmctldPidFile=" << d << "/slurmctld.pid\nSlurmdPidFile=" << d << "/slurmd.pid\n"
+      << "SlurmctldLogFile=" << d << "/log/slurmctld.log\nSlurmdLogFile=" << d
+      << "/log/slurmd.log\n"
+      // No cgroups: linuxproc tracks a job's processes by parentage, task/none binds nothing.
+      << "ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\nSwitchType=switch/none\nMpiDefault=none\n"
+      << "JobAcctGatherType=jobacct_gather/none\nAccountingStorageType=accounting_storage/none\n"
+      << "JobCompType=jobcomp/none\n"
+      << "SelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\nSchedulerType=sched/builtin\n"
+      // Quick to schedule, quick to notice a lost node; the node's declared CPUs stand.
+      << "SchedulerParameters=sched_interval=1,sched_min_interval=0\nMessageTimeout=5\nSlurmctldTimeout=10\n"
+      << "SlurmdTimeout=10\nReturnToService=2\nSlurmdParameters=config_overrides\nMinJobAge=300\n"
+      << "KillWait=2\nGresTypes=gpu\n"
+      << "NodeName=khnode NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=" << cpus
+      << " RealMemory=1000 Gres=gpu:" << gpus << " State=UNKNOWN\n"
+      << "PartitionName=debug Nodes=khnode Default=YES MaxTime=INFINITE State=UP\n";
   out.close();
   std::ofstream gres(dir_ / "gres.conf");
   // The gpu plugin keeps only GPUs backed by a device file; these stand in for /dev/nvidiaN.
@@ -264,7 +265,8 @@ void LocalSlurmCluster::stop() noexcept {
     if (!daemons_.empty()) {
       (void)shell("scancel -u " + user_name());
       const auto until = Clock::now() + std::chrono::seconds(10);
-      while (!active_jobs().empty() && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      while (!active_jobs().empty() && Clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     for (auto it = daemons_.rbegin(); it != daemons_.rend(); ++it) {
       kill(*it, SIGTERM);
