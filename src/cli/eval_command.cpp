@@ -158,6 +158,12 @@ nlohmann::ordered_json record_run(archive::Archive& store, const EvalArgs& a, co
   return {{"dir", a.archive}, {"run_id", w.run_id}, {"solution_content_id", w.solution_content_id}};
 }
 
+// ", 2 lanes" or ", slurm executor": where the evaluation runs, when not simply here.
+std::string where_text(const EvalArgs& a, const EvalOptions& o) {
+  if (a.scale_args.executor != "local") return ", " + a.scale_args.executor + " executor";
+  return o.lanes.size() > 1 ? fmt::format(", {} lanes", o.lanes.size()) : std::string();
+}
+
 int run_eval(const EvalArgs& a) {
   const OperatorLibrary ops = operator_library(a.operators);
   const std::string backend = pick_backend(a.backend);
@@ -184,10 +190,7 @@ int run_eval(const EvalArgs& a) {
   const std::unique_ptr<scale::Executor> executor =
       scale::make_executor(executor_settings(a.scale_args, backend, a.json));
   fmt::print(stderr, "kharness eval: {} on {} workload(s), {} backend{}, {}\n", target.candidate.name,
-             target.workloads.size(), backend,
-             a.scale_args.executor != "local" ? ", " + a.scale_args.executor + " executor"
-             : options.lanes.size() > 1       ? fmt::format(", {} lanes", options.lanes.size())
-                                              : std::string(),
+             target.workloads.size(), backend, where_text(a, options),
              options.time_candidate ? fmt::format("{} protocol", protocol_name(options.protocol))
                                     : std::string("correctness only (no timing)"));
   std::ofstream out;
