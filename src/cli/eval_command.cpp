@@ -188,7 +188,7 @@ int run_eval(const EvalArgs& a) {
   if (a.scale_args.executor == "local") options.lanes = lanes_of(a.scale_args, backend);
   if (!a.json && a.scale_args.executor == "local") options.on_progress = progress_line;
   const std::unique_ptr<scale::Executor> executor =
-      scale::make_executor(executor_settings(a.scale_args, backend, a.json));
+      scale::make_executor(executor_settings(a.scale_args, backend));
   fmt::print(stderr, "kharness eval: {} on {} workload(s), {} backend{}, {}\n", target.candidate.name,
              target.workloads.size(), backend, where_text(a, options),
              options.time_candidate ? fmt::format("{} protocol", protocol_name(options.protocol))

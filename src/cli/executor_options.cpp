@@ -32,7 +32,7 @@ void add_executor_options(CLI::App* cmd, ExecutorArgs& a) {
                   "Slurm: one more sbatch option per task, e.g. --sbatch=--qos=high (repeatable)");
   cmd->add_option(
          "--tasks", a.tasks,
-         "Slurm: tasks per evaluation, its workloads dealt over them (default: one a workload, at most 64)")
+         "Slurm: tasks per evaluation, its workloads dealt over them (default: one a workload, at most 16)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-attempts", a.max_attempts,
                   "Slurm: attempts per task before its workloads are reported failed (3)")
@@ -55,7 +55,7 @@ std::string task_progress_text(const scale::TaskCounts& c) {
                      c.retries ? fmt::format(" ({} resubmitted)", c.retries) : std::string());
 }
 
-scale::ExecutorSettings executor_settings(const ExecutorArgs& a, const std::string& backend, bool quiet) {
+scale::ExecutorSettings executor_settings(const ExecutorArgs& a, const std::string& backend) {
   scale::ExecutorSettings s;
   s.name = a.executor;
   if (a.executor == "local") {
@@ -75,14 +75,12 @@ scale::ExecutorSettings executor_settings(const ExecutorArgs& a, const std::stri
   if (a.poll) slurm.poll_seconds = *a.poll;
   if (!a.gpus.empty()) slurm.gpus = a.gpus;
   scale::check_slurm_settings(slurm);
-  if (!quiet) {
-    static const bool tty = isatty(STDERR_FILENO) != 0;
-    s.on_tasks = [](const scale::TaskCounts& c) {
-      fmt::print(stderr, "{}{}{}", tty ? "\r" : "", task_progress_text(c),
-                 tty && c.done + c.failed < c.total ? "   " : "\n");
-      std::fflush(stderr);
-    };
-  }
+  static const bool tty = isatty(STDERR_FILENO) != 0;
+  s.on_tasks = [](const scale::TaskCounts& c) {
+    fmt::print(stderr, "{}{}{}", tty ? "\r" : "", task_progress_text(c),
+               tty && c.done + c.failed < c.total ? "   " : "\n");
+    std::fflush(stderr);
+  };
   return s;
 }
 

@@ -33,9 +33,8 @@ void add_executor_options(CLI::App* cmd, ExecutorArgs& a);
 [[nodiscard]] std::vector<DeviceLane> lanes_of(const ExecutorArgs& a, const std::string& backend);
 
 // The executor's settings: the site file, then the options given here over it. Progress
-// of a Slurm batch goes to stderr as a bar unless `quiet`.
-[[nodiscard]] scale::ExecutorSettings executor_settings(const ExecutorArgs& a, const std::string& backend,
-                                                        bool quiet);
+// of a Slurm batch goes to stderr as a bar (with --json too: the JSON is on stdout).
+[[nodiscard]] scale::ExecutorSettings executor_settings(const ExecutorArgs& a, const std::string& backend);
 
 // One line of a distributed batch's progress: a bar and the task counts.
 [[nodiscard]] std::string task_progress_text(const scale::TaskCounts& c);

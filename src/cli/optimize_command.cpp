@@ -164,7 +164,7 @@ int run_optimize_command(const OptimizeArgs& a) {
   c.ask = a.ask;
   if (a.ask) c.ask_person = ask_on_stdin;
   c.command_line = invocation();
-  c.executor = scale::make_executor(executor_settings(a.scale_args, backend, false));
+  c.executor = scale::make_executor(executor_settings(a.scale_args, backend));
   c.progress = [](const std::string& line) {
     fmt::print(stderr, "{}\n", line);
     std::fflush(stderr);

@@ -66,7 +66,9 @@ EvaluationJob evaluation_from_json(const json& j, const Location& where) {
 }  // namespace
 
 std::vector<JobTask> plan_tasks(const std::vector<EvaluationJob>& jobs, std::size_t per_evaluation) {
-  constexpr std::size_t kDefaultMaxShards = 64;
+  // Each task pays a start (kharness, two workers, CUDA, the cache): beyond what a
+  // partition runs at once, more tasks only queue (bench/README.md, slurm_throughput).
+  constexpr std::size_t kDefaultMaxShards = 16;
   std::vector<JobTask> tasks;
   for (std::size_t e = 0; e < jobs.size(); ++e) {
     const std::size_t n = jobs[e].target.workloads.size();

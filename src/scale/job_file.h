@@ -26,7 +26,7 @@ struct JobFile {
 
 // Workload i of each evaluation goes to task (i mod shards): shards of mixed sizes, so
 // that no task gets all the large workloads of a sorted list. `per_evaluation` 0: one
-// task per workload, at most 64. Throws kh::Error for an evaluation without workloads.
+// task per workload, at most 16. Throws kh::Error for an evaluation without workloads.
 [[nodiscard]] std::vector<JobTask> plan_tasks(const std::vector<EvaluationJob>& jobs,
                                               std::size_t per_evaluation);
 

@@ -41,7 +41,7 @@ bool all_digits(std::string_view s) {
 
 std::filesystem::path find_command(const std::filesystem::path& bin_dir, std::string_view name) {
   if (!bin_dir.empty()) {
-    const std::filesystem::path p = bin_dir / name;
+    std::filesystem::path p = bin_dir / name;
     if (std::filesystem::is_regular_file(p)) return p;
     throw Error(Location{bin_dir.string(), 0, "bin_dir"}, fmt::format("no {} in this folder", name));
   }

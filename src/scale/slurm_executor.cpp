@@ -44,7 +44,7 @@ fs::path new_batch_dir(const fs::path& shared) {
   std::string stamp = archive::utc_now();
   for (char& c : stamp)
     if (c == ':') c = '-';
-  const fs::path dir = shared / "batches" / fmt::format("{}-{}-{}-{}", stamp, host, ::getpid(), counter++);
+  fs::path dir = shared / "batches" / fmt::format("{}-{}-{}-{}", stamp, host, ::getpid(), counter++);
   fs::create_directories(dir / "logs");
   return dir;
 }

@@ -27,7 +27,7 @@ struct SlurmSettings {
   std::filesystem::path bin_dir;    // where sbatch, squeue, scancel, sacct are; empty: $PATH
   std::string gpus = "all";         // each task's --gpus on CUDA: the GPUs its allocation shows
   std::size_t tasks_per_evaluation =
-      0;                         // shards of one evaluation's workloads; 0: one per workload, at most 64
+      0;                         // shards of one evaluation's workloads; 0: one per workload, at most 16
   std::size_t max_parallel = 0;  // array throttle (--array=...%N); 0: none
   int max_attempts = 3;     // a task that fails or is preempted is submitted again, this many times in all
   double poll_seconds = 2;  // how often squeue is asked

@@ -109,6 +109,9 @@ TEST_F(SlurmCluster, SweepMergesIntoAnArchiveWithTheLocalRunsVerdictsAndSeeds) {
               s["evaluation"]["kharness"]["latency"]["input_set_seeds"]);
     EXPECT_FALSE(s["evaluation"]["kharness"]["device"].value("host", "").empty()) << "a trace names its node";
   }
+  EXPECT_NE(stderr_text().find("3/3 tasks: 0 queued, 0 running, 3 done, 0 failed"), std::string::npos)
+      << "the progress bar's last line\n"
+      << stderr_text();
   const json& report = slurm["executor"];
   EXPECT_EQ(report["counts"]["done"], 3);
   EXPECT_EQ(report["tasks"].size(), 3u);

@@ -1,6 +1,9 @@
-// `kharness eval --gpus` on the CPU backend's logical lanes: the same verdicts and seeds
-// as without it, every trace naming its lane's device, a clear refusal of a bad list,
-// and `optimize --gpus` running its round with a stage's candidates side by side.
+// The scale-out options of the command line. `kharness eval --gpus` on the CPU backend's
+// logical lanes: the same verdicts and seeds as without it, every trace naming its
+// lane's device, a clear refusal of a bad list; `optimize --gpus` running its round; and
+// `--executor slurm` refusing, in one clear line, what it cannot run with (no shared
+// folder, no Slurm commands, a misspelt site file). The Slurm runs themselves are in
+// tests/scale/slurm_cluster_test.cpp, on a real cluster.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -55,16 +58,37 @@ TEST(CliEvalGpus, ABadListIsAUsageError) {
 
 TEST(CliOptimizeGpus, ARoundRunsOnTwoLanes) {
   const kh::test::TempDir dir;
-  const auto r =
-      run("optimize --definition rmsnorm_h128 --small --backend cpu --operators " + quoted(kOperators) +
-              " --rounds 1 --max-candidates 2 --seed 3 --warmup 1 --iterations 3 --json --gpus 0,1 --archive " +
-              quoted(dir.path() / "loop"),
-          Stderr::dropped);
+  const auto r = run(
+      "optimize --definition rmsnorm_h128 --small --backend cpu --operators " + quoted(kOperators) +
+          " --rounds 1 --max-candidates 2 --seed 3 --warmup 1 --iterations 3 --json --gpus 0,1 --archive " +
+          quoted(dir.path() / "loop"),
+      Stderr::dropped);
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["rounds"], 1);
   EXPECT_GE(j["evaluations_measured"].get<int>(), 3) << "the baseline and two candidates, measured";
   ASSERT_EQ(j["decisions"].size(), 1u);
+}
+
+TEST(CliEvalSlurm, MissingSettingsAreUsageErrorsNamingWhatIsMissing) {
+  const kh::test::TempDir dir;
+  const auto no_folder = run(eval_command("--executor slurm"));
+  EXPECT_EQ(no_folder.status, 2);
+  EXPECT_NE(no_folder.out.find("shared_dir: the Slurm executor needs a folder every node sees"),
+            std::string::npos)
+      << no_folder.out;
+  const fs::path empty_bin = dir.path() / "bin";
+  fs::create_directories(empty_bin);
+  const fs::path site = dir.write("site.json", "{\"shared_dir\": \"" + (dir.path() / "shared").string() +
+                                                   "\", \"bin_dir\": \"" + empty_bin.string() + "\"}");
+  const auto no_sbatch = run(eval_command("--executor slurm --slurm-config " + quoted(site)));
+  EXPECT_EQ(no_sbatch.status, 2);
+  EXPECT_NE(no_sbatch.out.find("no sbatch in this folder"), std::string::npos) << no_sbatch.out;
+  const fs::path typo = dir.write("typo.json", R"({"shared_dir": "/x", "gress": "gpu:1"})");
+  const auto misspelt = run(eval_command("--executor slurm --slurm-config " + quoted(typo)));
+  EXPECT_EQ(misspelt.status, 2);
+  EXPECT_NE(misspelt.out.find("gress: unknown setting"), std::string::npos) << misspelt.out;
+  EXPECT_EQ(run(eval_command("--executor cloud")).status, 2);
 }
 
 }  // namespace
