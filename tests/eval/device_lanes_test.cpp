@@ -4,6 +4,7 @@
 // draws in the full run (what lets Slurm shards reproduce a local run).
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -111,8 +112,35 @@ TEST_F(DeviceLanes, ACheatIsCaughtOnEveryLane) {
   test::expect_all(e, EvalStatus::reward_hack, "was modified by the solution");
 }
 
+// --max-consecutive-failures counts per lane: with a limit of 1 each lane runs the
+// crashing candidate once at most, and reports whatever it takes after that as not run.
+TEST_F(DeviceLanes, ConsecutiveFailuresAreCountedPerLane) {
+  EvalOptions o = options("crash", 2);
+  o.max_consecutive_failures = 1;
+  const SolutionEvaluation e = evaluate(solution("segfault.cpp"), o);
+  ASSERT_EQ(e.workloads.size(), 5u);
+  std::map<std::size_t, int> ran;
+  std::size_t not_run = 0;
+  for (const WorkloadResult& w : e.workloads) {
+    EXPECT_EQ(status_name(w.status), status_name(EvalStatus::runtime_error)) << w.log;
+    ASSERT_LT(w.lane, 2u);
+    if (w.not_run) {
+      ++not_run;
+      EXPECT_TRUE(w.check_seeds.empty()) << "workload " << w.workload.uuid << " must not be run";
+      EXPECT_NE(w.log.find("--max-consecutive-failures 1"), std::string::npos) << w.log;
+    } else {
+      ++ran[w.lane];
+    }
+  }
+  for (const auto& [lane, count] : ran) EXPECT_EQ(count, 1) << "lane " << lane << " ran it after its streak";
+  EXPECT_GE(ran.size(), 1u);
+  EXPECT_EQ(not_run, 5 - ran.size());
+}
+
 // Runs recorded before lanes drew one stream through their workloads; rerun keeps that
-// scheme, and so runs them on one lane whatever it is given.
+// scheme, and so runs them on one lane whatever it is given. The second run finds the
+// first's reference latencies in the cache and must not use them: a cached latency draws
+// no seeds and would shift every later workload's inputs.
 TEST_F(DeviceLanes, TheSequentialSchemeStaysOnOneLane) {
   EvalOptions two = options("sequential-2", 2);
   two.seed_scheme = SeedScheme::sequential;
@@ -125,6 +153,8 @@ TEST_F(DeviceLanes, TheSequentialSchemeStaysOnOneLane) {
   for (std::size_t i = 0; i < a.workloads.size(); ++i) {
     EXPECT_EQ(a.workloads[i].lane, 0u);
     expect_same_draws(a.workloads[i], b.workloads[i]);
+    ASSERT_TRUE(b.workloads[i].reference_latency.has_value());
+    EXPECT_EQ(b.workloads[i].reference_latency->source, "measured");
   }
 }
 
