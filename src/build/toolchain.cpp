@@ -14,8 +14,10 @@ JailSpec compile_jail(const CompileJob& job, const std::filesystem::path& compil
   JailSpec jail;
   // The installation around bin/ (nvcc's nvvm, include and lib folders beside it).
   jail.read_only.push_back(compiler.parent_path().parent_path());
-  for (const auto& dir : job.include_dirs)
-    if (dir.is_absolute()) jail.read_only.push_back(dir);
+  jail.read_only.push_back(compiler);  // itself, where that folder is one the jail replaces (/tmp)
+  for (const auto& dirs : {job.include_dirs, job.library_dirs})
+    for (const auto& dir : dirs)
+      if (dir.is_absolute()) jail.read_only.push_back(dir);
   const std::filesystem::path work = std::filesystem::absolute(job.work_dir);
   jail.scratch = work;
   const std::filesystem::path output_dir = (work / job.output).lexically_normal().parent_path();

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "build/content_hash.h"
-#include "build/detail/child_process.h"
+#include "base/process_runner.h"
 #include "build/detail/compiler_lookup.h"
 #include "build/detail/location.h"
 #include "error/error.h"
@@ -81,11 +81,16 @@ std::optional<TvmFfiRuntime> from_python() {
       python->string(), "-c",
       "import tvm_ffi, tvm_ffi.libinfo as l\n"
       "print(l.find_include_path()); print(l.find_dlpack_include_path()); print(l.find_libtvm_ffi())"};
-  const detail::ProcessOutcome run =
-      detail::run_process(argv, fs::temp_directory_path(), std::chrono::seconds(60));
-  if (run.exit_code != 0) return std::nullopt;
+  ProcessSpec spec;
+  spec.argv = argv;
+  spec.cwd = fs::temp_directory_path();
+  spec.role = "python3";
+  RunOptions options;
+  options.timeout = std::chrono::seconds(60);
+  const ProcessRun run = run_process(std::move(spec), options);
+  if (run.timed_out || run.exit_code() != 0) return std::nullopt;
   std::vector<std::string> lines;
-  std::istringstream in(run.output);
+  std::istringstream in(run.out);
   for (std::string line; std::getline(in, line);) {
     if (!line.empty()) lines.push_back(line);
   }

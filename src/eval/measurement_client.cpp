@@ -26,9 +26,30 @@ std::filesystem::path library_dir(const WorkerConfig& c) {
   return dir.parent_path() / (dir.filename().string() + ".lib");
 }
 
+// The jailed worker runs as another user: it must be able to read the copy (a staged
+// Python package's folders are made private, 0700, by mkdtemp).
+void show_to_worker(const std::filesystem::path& copy) {
+  namespace fs = std::filesystem;
+  const auto readable = [](const fs::path& p, bool folder) {
+    std::error_code ec;
+    fs::permissions(p, fs::perms::group_read | fs::perms::others_read |
+                           (folder ? fs::perms::group_exec | fs::perms::others_exec : fs::perms::none),
+                    fs::perm_options::add, ec);
+  };
+  readable(copy, fs::is_directory(copy));
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(copy, ec), end; !ec && it != end; it.increment(ec))
+    readable(it->path(), it->is_directory());
+}
+
 JailSpec worker_jail(const WorkerConfig& c) {
   JailSpec jail;
   jail.read_only = {c.executable, library_dir(c)};
+  // tvm-ffi solutions link libtvm_ffi.so by rpath: from beside the executable, or where
+  // KHARNESS_TVM_FFI_ROOT says (build/tvm_ffi_runtime.h).
+  jail.read_only.push_back(c.executable.parent_path() / "tvm-ffi");
+  if (const char* root = std::getenv("KHARNESS_TVM_FFI_ROOT"); root != nullptr && *root != '\0')
+    jail.read_only.emplace_back(root);
   jail.read_only.insert(jail.read_only.end(), c.inputs.begin(), c.inputs.end());
   jail.gpu = c.backend == "cuda";
   // Private, in memory, bounded: a candidate that fills it fills nothing of the host.
@@ -125,7 +146,9 @@ void MeasurementClient::load(nlohmann::ordered_json request) {
     std::filesystem::copy(source, copy,
                           std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing,
                           ec);
-    if (ec) throw Error(Location{source.string(), 0, ""}, "cannot copy the built solution for the worker: " + ec.message());
+    if (ec)
+      throw Error(Location{source.string(), 0, ""}, "cannot copy the built solution for the worker: " + ec.message());
+    show_to_worker(copy);
     request["library"] = copy.string();
   }
   load_request_ = std::move(request);

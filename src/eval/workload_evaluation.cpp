@@ -56,7 +56,7 @@ WorkloadResult WorkloadEvaluation::run() {
   result_.status = EvalStatus::passed;
   const std::size_t restarts_before = candidate_.restarts();
   const bool checked = check_correctness();
-  if (checked && ctx_.options.time_candidate && measure(candidate_, true, result_.latency) &&
+  if (checked && ctx_.options.time_candidate && measure(candidate_, true, result_.latency, seeds_) &&
       ctx_.options.time_reference) {
     reference_latency();
   }
@@ -80,11 +80,14 @@ void WorkloadEvaluation::reference_latency() {
   parts["protocol"]["throttle_ratio"] = o.throttle_ratio;
   const std::string key = ReferenceLatencyCache::key(parts);
   const ReferenceLatencyCache* cache = ctx_.reference_latencies;
+  // One draw whether the latency is cached or measured, so that what follows draws the
+  // same seeds either way (a rerun repeats the run it reruns, cache or not).
+  SeedStream timing_seeds(seeds_.next());
   if (cache != nullptr && !o.remeasure_reference) {
     result_.reference_latency = cache->find(key, result_.latency ? result_.latency->mean_sm_clock_mhz : 0.0);
     if (result_.reference_latency) return;
   }
-  if (!measure(reference_, false, result_.reference_latency)) {
+  if (!measure(reference_, false, result_.reference_latency, timing_seeds)) {
     result_.reference_latency.reset();
     return;
   }
@@ -358,15 +361,15 @@ bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const std::vector
   return true;
 }
 
-bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate,
-                                 std::optional<LatencyMeasurement>& out) {
+bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate, std::optional<LatencyMeasurement>& out,
+                                 SeedStream& stream) {
   const EvalOptions& o = ctx_.options;
   const int trials = o.protocol == TimingProtocol::official ? o.timing_trials : 1;
   LatencyMeasurement m;
   std::vector<double> pool;
   for (int t = 0; t < trials; ++t) {
     std::vector<std::uint64_t> seeds;
-    for (std::size_t k = 0; k < input_sets(); ++k) seeds.push_back(seeds_.next());
+    for (std::size_t k = 0; k < input_sets(); ++k) seeds.push_back(stream.next());
     m.set_seeds.push_back(seeds);
     Outcome<TimeResult> r;
     try {

@@ -52,7 +52,9 @@ class WorkloadEvaluation {
 
  private:
   bool check_correctness();
-  bool measure(MeasurementClient& who, bool is_candidate, std::optional<LatencyMeasurement>& out);
+  // The timed input sets' seeds come from `stream`.
+  bool measure(MeasurementClient& who, bool is_candidate, std::optional<LatencyMeasurement>& out,
+               SeedStream& stream);
   // The reference's latency: from the cache when fresh, else measured (and cached).
   void reference_latency();
   bool verify_timed_run(const TimeResult& r, const std::vector<std::uint64_t>& seeds);

@@ -188,7 +188,10 @@ TEST(BuildCache, FakeCompilerThatHangsTimesOut) {
     script << "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'slow g++ 0.0'; exit 0; fi\nsleep 60 & sleep "
               "60\n";
   }
-  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  // Executable by all, as installed compilers are: the jail runs it as another user.
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                                         std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                                         std::filesystem::perms::others_exec);
   ScopedEnv env("KHARNESS_GXX", fake.string());
   BuildRequest r = scale_add_request();
   r.timeout = std::chrono::seconds(1);

@@ -119,7 +119,8 @@ TEST(CliEvalReference, SharedDefinitionWithoutKharnessReferenceIsJudgedByItsPyTo
 TEST(CliEvalReference, NativeReferenceOnlyIsRefusedWhereKharnessHasNone) {
   if (!fs::is_directory(kSharedSet)) GTEST_SKIP() << "../shared/flashinfer-trace is absent";
   const CommandResult r = run("eval --definition gemm_n128_k2048 --trace-set " + quoted(kSharedSet) +
-                              " --solution " + quoted(kGemmSolution) + " --operators " +
+                              " --solution " +
+                              quoted(kSource / "examples/solutions/upstream/gemm_n128_k2048.json") + " --operators " +
                               quoted(kSource / "operators") + " --reference native" + kQuick);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("error: "), std::string::npos) << r.out;

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "build/detail/child_process.h"
+#include "base/process_runner.h"
 #include "build/detail/compiler_lookup.h"
 #include "error/error.h"
 
@@ -45,21 +45,25 @@ PythonInstallation discover_python() {
                 "no python3 on PATH: Python and Triton solutions (and PyTorch references) need a Python 3 "
                 "with torch; install one or set KHARNESS_PYTHON to its interpreter");
   }
-  const detail::ProcessOutcome run = detail::run_process(
-      {exe->string(), "-c", kDescribe}, std::filesystem::current_path(), std::chrono::seconds(60));
-  if (run.exit_code != 0 || run.timed_out) {
+  ProcessSpec spec;
+  spec.argv = {exe->string(), "-c", kDescribe};
+  spec.role = "python3";
+  RunOptions options;
+  options.timeout = std::chrono::seconds(60);
+  const ProcessRun run = run_process(std::move(spec), options);
+  if (run.exit_code() != 0 || run.timed_out) {
     throw Error(
         Location{exe->string(), 0, ""},
-        fmt::format("cannot ask this Python where it lives (exit {}): {}", run.exit_code, run.output));
+        fmt::format("cannot ask this Python where it lives (exit {}): {}", run.exit_code(), run.out));
   }
   nlohmann::json d;
   try {
     // Warnings the interpreter prints on stderr may surround the one JSON line.
-    const std::size_t begin = run.output.find('{');
-    const std::size_t end = run.output.rfind('}');
-    d = nlohmann::json::parse(run.output.substr(begin, end + 1 - begin));
+    const std::size_t begin = run.out.find('{');
+    const std::size_t end = run.out.rfind('}');
+    d = nlohmann::json::parse(run.out.substr(begin, end + 1 - begin));
   } catch (const std::exception&) {
-    throw Error(Location{exe->string(), 0, ""}, fmt::format("unreadable self-description: {}", run.output));
+    throw Error(Location{exe->string(), 0, ""}, fmt::format("unreadable self-description: {}", run.out));
   }
   PythonInstallation p;
   p.executable = *exe;
