@@ -94,13 +94,6 @@ WorkloadResult not_run(const Workload& w, const WorkloadResult& last, int streak
   return r;
 }
 
-// A sequential seed stream runs through every workload: a cached reference latency, which
-// draws no seeds, would shift the inputs of every workload after it, so runs repeated in
-// that scheme measure the reference.
-bool reuses_reference_latency(const EvalOptions& o) {
-  return o.cache_reference_latency && o.seed_scheme == SeedScheme::per_workload;
-}
-
 }  // namespace
 
 std::vector<DeviceLane> evaluation_lanes(const EvalOptions& options) {
@@ -165,7 +158,7 @@ WorkloadResult LaneWorkers::evaluate(const EvaluationTarget& target, const Workl
   WorkloadContext ctx{target.definition, workload,
                       target.root,       *checker_,
                       target.tolerance,  options_,
-                      nominal,           reuses_reference_latency(options_) ? &latencies_ : nullptr,
+                      nominal,           options_.cache_reference_latency ? &latencies_ : nullptr,
                       reference_key_,    is_python_language(target.candidate.spec.language)};
   WorkloadResult r = WorkloadEvaluation(ctx, *candidate_, *reference_, seeds).run();
   apply_speed_of_light(target, r);
