@@ -14,6 +14,9 @@ packages=(
   # CPython, which needs the shared libpython (Debian 12's Python is 3.11); the venv
   # module makes the environment torch goes into (install_torch below).
   python3 python3-venv python3-pip libpython3.11
+  # The Slurm executor's tests start a one-node cluster on loopback (docs/scale-out.md):
+  # slurmctld, slurmd and the client commands, with munge for their authentication.
+  slurm-wlm munge
 )
 # Headless Chromium for the dashboard's browser test (tests/report/browser_test.cpp):
 # about 82 MB to download and 350 MB installed with its ~25 libraries, so it can be

@@ -46,6 +46,7 @@ json options_to_json(const EvalOptions& o) {
             {"speed_of_light", o.speed_of_light},
             {"max_consecutive_failures", o.max_consecutive_failures}};
   j["seed"] = o.seed ? json(*o.seed) : json(nullptr);
+  j["seed_scheme"] = o.seed_scheme == SeedScheme::per_workload ? "per_workload" : "sequential";
   return j;
 }
 
@@ -85,6 +86,12 @@ EvalOptions options_from_json(const json& j) {
     read(j, "seed", seed);
     o.seed = seed;
   }
+  // Runs recorded before per-workload seeds drew one stream through their workloads.
+  std::string scheme = "sequential";
+  read(j, "seed_scheme", scheme);
+  if (scheme != "per_workload" && scheme != "sequential")
+    throw Error(Location{"", 0, "options.seed_scheme"}, "unknown seed scheme '" + scheme + "'");
+  o.seed_scheme = scheme == "per_workload" ? SeedScheme::per_workload : SeedScheme::sequential;
   return o;
 }
 

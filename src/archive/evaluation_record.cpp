@@ -38,6 +38,10 @@ json environment(const SolutionEvaluation& result, const std::vector<Trace>& tra
     env = traces.front().evaluation->raw.value("environment", json::object());
   if (!env.contains("hardware")) env["hardware"] = result.device.value("name", std::string("unknown"));
   env["device"] = result.device;
+  if (result.lanes.size() > 1) {  // every device the workloads were dealt over (--gpus, Slurm tasks)
+    env["lanes"] = json::array();
+    for (const LaneDevice& lane : result.lanes) env["lanes"].push_back(lane.device);
+  }
   env["host"] = host_json();
   return env;
 }

@@ -17,6 +17,7 @@
 #include "archive/utc_time.h"
 #include "cli/backend_choice.h"
 #include "cli/eval_table.h"
+#include "cli/executor_options.h"
 #include "cli/invocation.h"
 #include "cli/sandbox_option.h"
 #include "cli/workload_source.h"
@@ -27,6 +28,7 @@
 #include "eval/operator_library.h"
 #include "eval/python/python_solution.h"
 #include "eval/trace_record.h"
+#include "scale/eval_task.h"
 #include "trace/json_io.h"
 #include "trace/trace_set.h"
 
@@ -64,6 +66,8 @@ struct EvalArgs {
   archive::Lineage lineage;
   std::string prompt_file, response_file;
   std::string sandbox = "best";
+  ExecutorArgs scale_args;      // --gpus, --executor and the Slurm options
+  scale::EvalTaskRequest task;  // --job: one task of a distributed batch
 };
 
 // A workload by its uuid or a unique prefix of it (the tables print 8 characters).
@@ -162,6 +166,12 @@ nlohmann::ordered_json record_run(archive::Archive& store, const EvalArgs& a, co
   return {{"dir", a.archive}, {"run_id", w.run_id}, {"solution_content_id", w.solution_content_id}};
 }
 
+// ", 2 lanes" or ", slurm executor": where the evaluation runs, when not simply here.
+std::string where_text(const EvalArgs& a, const EvalOptions& o) {
+  if (a.scale_args.executor != "local") return ", " + a.scale_args.executor + " executor";
+  return o.lanes.size() > 1 ? fmt::format(", {} lanes", o.lanes.size()) : std::string();
+}
+
 int run_eval(const EvalArgs& a) {
   apply_sandbox_option(a.sandbox, "eval");
   const OperatorLibrary ops = operator_library(a.operators);
@@ -189,10 +199,16 @@ int run_eval(const EvalArgs& a) {
   if (a.reference == "native") target.reference = ops.reference(in.definition.name, backend);
   target.tolerance = tolerance_for(a, op);
   EvalOptions options = make_options(a, backend, op);
-  if (store) archive::pin_seed(options);  // so that `kharness rerun` can repeat it exactly
-  if (!a.json) options.on_progress = progress_line;
-  fmt::print(stderr, "kharness eval: {} on {} workload(s), {} backend, reference {}, {}\n",
-             target.candidate.name, target.workloads.size(), backend, target.reference.name,
+  // Pinned so that `kharness rerun` can repeat it exactly, and so that every Slurm task
+  // of it draws from the same base.
+  if (store || a.scale_args.executor != "local") archive::pin_seed(options);
+  if (a.scale_args.executor == "local") options.lanes = lanes_of(a.scale_args, backend);
+  if (!a.json && a.scale_args.executor == "local") options.on_progress = progress_line;
+  const std::unique_ptr<scale::Executor> executor =
+      scale::make_executor(executor_settings(a.scale_args, backend));
+  fmt::print(stderr, "kharness eval: {} on {} workload(s), {} backend{}, reference {}, {}\n",
+             target.candidate.name, target.workloads.size(), backend, where_text(a, options),
+             target.reference.name,
              options.time_candidate ? fmt::format("{} protocol", protocol_name(options.protocol))
                                     : std::string("correctness only (no timing)"));
   std::ofstream out;
@@ -207,7 +223,8 @@ int run_eval(const EvalArgs& a) {
       if (!out) throw Error(Location{a.output, 0, ""}, "write failed");
     };
   }
-  const SolutionEvaluation result = evaluate_solution(target, options);
+  const SolutionEvaluation result =
+      std::move(executor->run({scale::EvaluationJob{target.candidate.name, target, options}}).front());
 
   std::vector<Trace> traces;
   for (const WorkloadResult& w : result.workloads) {
@@ -216,11 +233,27 @@ int run_eval(const EvalArgs& a) {
   nlohmann::ordered_json archived;
   if (store) archived = record_run(*store, a, target, result, options, traces, std::move(context), lineage);
   if (a.json) {
-    print_eval_json(target, result, traces, archived);
+    print_eval_json(target, result, traces, archived, executor->report());
   } else {
     print_eval_table(target, result);
   }
   return result.all_passed() ? 0 : 1;
+}
+
+// One task of a job file: the task's share of an evaluation, on this node's GPUs.
+int run_task(EvalArgs& a) {
+  if (a.task.out_dir.empty()) {
+    fmt::print(stderr, "error: --job needs --task-out DIR\n");
+    return 2;
+  }
+  a.task.gpus = a.scale_args.gpus;
+  try {
+    apply_sandbox_option(a.sandbox, "eval");  // the submitter's, on the task's command line
+    return scale::run_eval_task(a.task);
+  } catch (const Error& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return 2;
+  }
 }
 
 }  // namespace
@@ -232,7 +265,7 @@ void register_eval(CLI::App& app, int& exit_code) {
   cmd->add_option("--trace-set", args->trace_set,
                   "FlashInfer-Trace folder with the definition and its workloads")
       ->check(CLI::ExistingDirectory);
-  cmd->add_option("--definition", args->definition, "Definition name")->required();
+  cmd->add_option("--definition", args->definition, "Definition name (required but with --job)");
   auto* solution =
       cmd->add_option("--solution", args->solution, "Solution JSON file")->check(CLI::ExistingFile);
   auto* baseline = cmd->add_flag("--baseline", args->baseline,
@@ -297,7 +330,22 @@ void register_eval(CLI::App& app, int& exit_code) {
   cmd->add_option("--response", args->response_file, "Lineage: file holding the agent's response (archived)")
       ->check(CLI::ExistingFile);
   add_sandbox_option(cmd, args->sandbox);
+  add_executor_options(cmd, args->scale_args);
+  cmd->add_option("--job", args->task.job,
+                  "Run one task of a distributed batch's job file (what Slurm tasks run)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--task", args->task.task, "With --job: the task's index");
+  cmd->add_option("--task-out", args->task.out_dir, "With --job: the folder for the task's result");
   cmd->callback([args, &exit_code] {
+    if (!args->task.job.empty()) {
+      exit_code = run_task(*args);
+      return;
+    }
+    if (args->definition.empty()) {
+      fmt::print(stderr, "error: eval needs --definition NAME\n");
+      exit_code = 2;
+      return;
+    }
     if (args->solution.empty() && !args->baseline) {
       fmt::print(stderr, "error: eval needs --solution FILE or --baseline\n");
       exit_code = 2;

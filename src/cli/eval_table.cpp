@@ -47,6 +47,14 @@ void print_eval_table(const EvaluationTarget& target, const SolutionEvaluation& 
                ms(w.reference_latency), speedup, sol_text, err, first_line(w.log, 100));
   }
   fmt::print("{} of {} workloads passed\n", passed, result.workloads.size());
+  if (result.lanes.size() > 1) {
+    for (std::size_t i = 0; i < result.lanes.size(); ++i) {
+      const auto& d = result.lanes[i].device;
+      const std::string host = d.value("host", std::string());
+      fmt::print("lane {}: device {} {} {}{}\n", i, d.value("index", 0), d.value("name", std::string("?")),
+                 d.value("uuid", std::string()), host.empty() ? "" : " on " + host);
+    }
+  }
   if (result.peaks) {
     fmt::print(
         "sol: the speed-of-light floor / latency, from this device's measured peaks: {:.0f} GB/s, "
@@ -59,7 +67,8 @@ void print_eval_table(const EvaluationTarget& target, const SolutionEvaluation& 
 }
 
 void print_eval_json(const EvaluationTarget& target, const SolutionEvaluation& result,
-                     const std::vector<Trace>& traces, const nlohmann::ordered_json& archived) {
+                     const std::vector<Trace>& traces, const nlohmann::ordered_json& archived,
+                     const nlohmann::ordered_json& executor) {
   nlohmann::ordered_json out;
   out["definition"] = target.definition.name;
   out["solution"] = target.candidate.name;
@@ -71,6 +80,11 @@ void print_eval_json(const EvaluationTarget& target, const SolutionEvaluation& r
   out["all_passed"] = result.all_passed();
   if (result.peaks) out["device_peaks"] = peaks_json(*result.peaks);
   if (!archived.is_null()) out["archive"] = archived;
+  if (result.lanes.size() > 1) {
+    out["lanes"] = nlohmann::ordered_json::array();
+    for (const LaneDevice& l : result.lanes) out["lanes"].push_back(l.device);
+  }
+  if (!executor.is_null()) out["executor"] = executor;
   out["traces"] = nlohmann::ordered_json::array();
   for (const Trace& t : traces) out["traces"].push_back(to_json(t));
   std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

@@ -84,6 +84,7 @@ void add_loop_options(CLI::App* cmd, LoopOptions& o) {
                 "Do not time the reference (no speedup in traces)");
   cmd->add_flag("--small", o.small, "The operator's small CI workloads and light timing");
   add_sandbox_option(cmd, o.sandbox);
+  add_executor_options(cmd, o.scale);
 }
 
 control::LoopConfig loop_config(const LoopOptions& o, archive::Archive& store) {
@@ -106,6 +107,7 @@ control::LoopConfig loop_config(const LoopOptions& o, archive::Archive& store) {
   c.promotion = control::PromotionRule{o.repeats, o.min_noise};
   c.seed = o.seed;
   c.command_line = invocation();
+  c.executor = scale::make_executor(executor_settings(o.scale, backend));
   c.progress = [](const std::string& line) {
     fmt::print(stderr, "{}\n", line);
     std::fflush(stderr);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "archive/archive.h"
+#include "cli/executor_options.h"
 #include "control/loop_config.h"
 
 namespace kh::cli {
@@ -28,13 +29,15 @@ struct LoopOptions {
   double min_noise = 0.02;
   bool small = false, no_reference_timing = false;
   std::string sandbox = "best";  // the jail of candidates' workers (docs/worker.md)
+  ExecutorArgs scale;            // --gpus, --executor and the Slurm options (docs/scale-out.md)
 };
 
 void add_loop_options(CLI::App* cmd, LoopOptions& o);
 
 // A loop's configuration without its agents and id: the start (--from, else the
 // operator's baseline for the backend), the workloads and timing, the budgets, the
-// promotion rule, the seed, the workspaces under the archive, and progress on stderr.
+// promotion rule, the seed, the workspaces under the archive, where evaluations run (the
+// executor), and progress on stderr.
 // Throws kh::Error naming the option at fault.
 [[nodiscard]] control::LoopConfig loop_config(const LoopOptions& o, archive::Archive& store);
 

@@ -12,6 +12,7 @@
 #include "archive/set_files.h"
 #include "archive/utc_time.h"
 #include "cli/backend_choice.h"
+#include "cli/executor_options.h"
 #include "cli/profile_archive.h"
 #include "cli/sandbox_option.h"
 #include "cli/workload_source.h"
@@ -38,6 +39,7 @@ struct ProfileArgs {
   bool json = false;
   bool no_ncu = false;
   std::string sandbox = "best";
+  ExecutorArgs scale_args;  // --gpus
 };
 
 ProfileRequest make_request(const ProfileArgs& a, const std::string& backend) {
@@ -59,6 +61,7 @@ ProfileRequest make_request(const ProfileArgs& a, const std::string& backend) {
     std::ofstream(r.solution_file) << write_solution(r.target.candidate);
   }
   r.options.backend = backend;
+  r.options.lanes = lanes_of(a.scale_args, backend);  // the representatives dealt over them
   // One correctness trial: the report is a diagnosis, not a verdict (eval and the loop
   // check with several), and on MoE's 1.4 GB of inputs each trial costs seconds.
   r.options.correctness_trials = 1;
@@ -147,6 +150,7 @@ void register_profile(CLI::App& app, int& exit_code) {
                   "with the candidate");
   cmd->add_flag("--json", args->json, "Print the report as JSON");
   add_sandbox_option(cmd, args->sandbox);
+  add_gpus_option(cmd, args->scale_args);
   cmd->callback([args, &exit_code] {
     if (args->solution.empty() && !args->baseline) {
       fmt::print(stderr, "error: profile needs --solution FILE or --baseline\n");

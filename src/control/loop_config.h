@@ -50,6 +50,9 @@ struct LoopConfig {
   // of one ablation draw the same inputs for the same step.
   std::string seed_scope;
   std::vector<std::string> command_line;
+  // Where the loop's evaluations run: this host's lanes, or a Slurm cluster (a round's
+  // candidates side by side either way); null: here, on the default device.
+  std::shared_ptr<scale::Executor> executor;
   std::function<void(const std::string&)> progress;           // a line for stderr
   std::function<std::string(const std::string&)> ask_person;  // question -> answer ("" when none)
 };

@@ -44,6 +44,7 @@ LoopRunner::LoopRunner(archive::Archive& archive, LoopConfig config)
       steps_(archive_, state_.loop_id, gated(config_.target, plan_), state_.seed, config_.command_line,
              config_.progress) {
   if (!config_.seed_scope.empty()) steps_.set_seed_scope(config_.seed_scope);
+  if (config_.executor) steps_.use_executor(config_.executor);
 }
 
 std::string LoopRunner::spent(double run_seconds) const {

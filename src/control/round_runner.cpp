@@ -85,7 +85,9 @@ class Round {
   void prebuild(const std::vector<CandidateOutcome>& offered, const std::vector<std::size_t>& chosen);
   // The step request that evaluates candidate c, with its lineage; the caller sets the phase.
   [[nodiscard]] StepRequest candidate_step(const CandidateOutcome& c) const;
-  void evaluate(CandidateOutcome& c);
+  // The chosen candidates' gates as one batch, then the survivors' full sweeps as one:
+  // side by side where the executor has room (lanes of a host, nodes of a cluster).
+  void evaluate_all(std::vector<CandidateOutcome>& offered, const std::vector<std::size_t>& chosen);
   std::optional<Retained> best_survivor() const;
   void decide();
   void record();
@@ -310,10 +312,8 @@ void Round::run_stage(const StageBounds& bounds, const Retained& parent) {
   stages_[std::string(bounds.stage)]["agent"] = agent->name();
   if (!sel.note.empty()) say("  " + sel.note);
   prebuild(offered, sel.chosen);
-  for (std::size_t i : sel.chosen) {
-    evaluate(offered[i]);
-    outcomes_.push_back(std::move(offered[i]));
-  }
+  evaluate_all(offered, sel.chosen);
+  for (std::size_t i : sel.chosen) outcomes_.push_back(std::move(offered[i]));
 }
 
 void Round::prebuild(const std::vector<CandidateOutcome>& offered, const std::vector<std::size_t>& chosen) {
@@ -338,28 +338,44 @@ StepRequest Round::candidate_step(const CandidateOutcome& c) const {
   return r;
 }
 
-void Round::evaluate(CandidateOutcome& c) {
-  StepRequest r = candidate_step(c);
+void Round::evaluate_all(std::vector<CandidateOutcome>& offered, const std::vector<std::size_t>& chosen) {
   const bool gate_is_full = steps_.target().gate_workloads.size() >= steps_.target().base.workloads.size();
-  r.phase = gate_is_full ? "full-1" : "gate";
-  r.scope = gate_is_full ? StepScope::full : StepScope::gate;
-  c.gate = steps_.run(r);
-  ++out_.evaluated;
-  out_.candidates.push_back(c.candidate.solution);
-  out_.candidate_ids.push_back(c.content_id);
-  c.gate_speedup = paired_speedup(baseline_.front(), *c.gate);
-  c.survived_gate = c.gate->all_passed() && c.gate_speedup && *c.gate_speedup > 1;
-  say(fmt::format("  {} {}: gate {} {}", c.stage, c.candidate.solution.name, c.gate->worst_status(),
-                  c.gate_speedup ? fmt::format("{:.3f}x", *c.gate_speedup) : "-"));
-  if (!c.survived_gate) return;
-  if (gate_is_full) {
-    c.full = c.gate;
-  } else {
-    r.phase = "full-1";
-    r.scope = StepScope::full;
-    c.full = steps_.run(r);
+  std::vector<StepRequest> gates;
+  for (std::size_t i : chosen) {
+    StepRequest r = candidate_step(offered[i]);
+    r.phase = gate_is_full ? "full-1" : "gate";
+    r.scope = gate_is_full ? StepScope::full : StepScope::gate;
+    gates.push_back(std::move(r));
   }
-  c.full_speedup = paired_speedup(baseline_.front(), *c.full);
+  const std::vector<Sweep> gated = steps_.run_all(gates);
+  std::vector<StepRequest> fulls;
+  std::vector<CandidateOutcome*> swept;
+  for (std::size_t k = 0; k < chosen.size(); ++k) {
+    CandidateOutcome& c = offered[chosen[k]];
+    c.gate = gated[k];
+    ++out_.evaluated;
+    out_.candidates.push_back(c.candidate.solution);
+    out_.candidate_ids.push_back(c.content_id);
+    c.gate_speedup = paired_speedup(baseline_.front(), *c.gate);
+    c.survived_gate = c.gate->all_passed() && c.gate_speedup && *c.gate_speedup > 1;
+    say(fmt::format("  {} {}: gate {} {}", c.stage, c.candidate.solution.name, c.gate->worst_status(),
+                    c.gate_speedup ? fmt::format("{:.3f}x", *c.gate_speedup) : "-"));
+    if (!c.survived_gate) continue;
+    if (gate_is_full) {
+      c.full = c.gate;
+    } else {
+      fulls.push_back(gates[k]);
+      fulls.back().phase = "full-1";
+      fulls.back().scope = StepScope::full;
+      swept.push_back(&c);
+    }
+  }
+  const std::vector<Sweep> full = steps_.run_all(fulls);
+  for (std::size_t k = 0; k < swept.size(); ++k) swept[k]->full = full[k];
+  for (std::size_t i : chosen) {
+    CandidateOutcome& c = offered[i];
+    if (c.full) c.full_speedup = paired_speedup(baseline_.front(), *c.full);
+  }
 }
 
 std::optional<Retained> Round::best_survivor() const {

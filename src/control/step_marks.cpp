@@ -16,9 +16,16 @@ using ordered_json = nlohmann::ordered_json;
 
 bool running(const ordered_json& mark) { return mark.value("running", false); }
 
-std::size_t strike_count(const ordered_json& mark) {
-  const auto it = mark.find("strikes");
+std::size_t count_of(const ordered_json& mark, const char* field) {
+  const auto it = mark.find(field);
   return it != mark.end() && it->is_array() ? it->size() : 0;
+}
+
+std::size_t strike_count(const ordered_json& mark) { return count_of(mark, "strikes"); }
+
+// Where a strike of this mark goes: a batch's are shared (step_marks.h).
+const char* strikes_field(const ordered_json& mark) {
+  return mark.value("batch", 1) > 1 ? "shared_strikes" : "strikes";
 }
 
 }  // namespace
@@ -44,9 +51,11 @@ void StepMarks::settle(const std::function<bool(const std::string& key)>& record
     }
     mark["running"] = false;
     if (!recorded(key)) {
-      mark["strikes"].push_back(
-          {{"how", fmt::format("the orchestrator (pid {}) died while this ran (started at {})", owner.pid,
-                               mark.value("started_at", "?"))},
+      const int batch = mark.value("batch", 1);
+      mark[strikes_field(mark)].push_back(
+          {{"how", fmt::format("the orchestrator (pid {}) died while this ran (started at {}){}", owner.pid,
+                               mark.value("started_at", "?"),
+                               batch > 1 ? fmt::format(", one of {} steps side by side", batch) : "")},
            {"noticed_at", archive::utc_now()}});
     }
     put(key);
@@ -56,6 +65,11 @@ void StepMarks::settle(const std::function<bool(const std::string& key)>& record
 std::size_t StepMarks::strikes(std::string_view key) const {
   const auto it = marks_.find(key);
   return it == marks_.end() ? 0 : strike_count(it->second);
+}
+
+std::size_t StepMarks::shared_strikes(std::string_view key) const {
+  const auto it = marks_.find(key);
+  return it == marks_.end() ? 0 : count_of(it->second, "shared_strikes");
 }
 
 std::vector<std::string> StepMarks::strike_reasons(std::string_view key) const {
@@ -75,12 +89,18 @@ std::set<std::string> StepMarks::banned() const {
   return out;
 }
 
-void StepMarks::begin(const std::string& key, const std::string& content_id, bool retained_best) {
+void StepMarks::begin(const std::string& key, const std::string& content_id, bool retained_best,
+                      std::size_t batch) {
   ordered_json& mark = marks_[key];
   if (!mark.is_object()) mark = ordered_json::object();
   mark["content_id"] = content_id;
   mark["retained_best"] = retained_best;
   mark["running"] = true;
+  if (batch > 1) {
+    mark["batch"] = batch;
+  } else {
+    mark.erase("batch");
+  }
   mark["owner"] = this_process().json();
   mark["started_at"] = archive::utc_now();
   if (!mark.contains("strikes")) mark["strikes"] = ordered_json::array();
@@ -90,7 +110,7 @@ void StepMarks::begin(const std::string& key, const std::string& content_id, boo
 void StepMarks::strike(const std::string& key, const std::string& how) {
   ordered_json& mark = marks_[key];
   mark["running"] = false;
-  mark["strikes"].push_back({{"how", how}, {"noticed_at", archive::utc_now()}});
+  mark[strikes_field(mark)].push_back({{"how", how}, {"noticed_at", archive::utc_now()}});
   put(key);
 }
 

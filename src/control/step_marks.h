@@ -8,6 +8,11 @@
 // a candidate with a strike is recorded as failed; the retained best is tried again;
 // a solution with two strikes in one step is banned from the loop, the start never).
 //
+// Steps run side by side (a round's candidates over device lanes or Slurm nodes) are
+// marked as one batch. A death during a batch cannot be pinned on one of them, so it
+// leaves each a "shared strike", which counts towards nothing: the step runs again
+// alone, where a death is its own.
+//
 // Marks live in the loop's manifest under "step/<step key>", so they survive kill -9
 // like everything else of the loop.
 #pragma once
@@ -36,13 +41,18 @@ class StepMarks {
   void settle(const std::function<bool(const std::string& key)>& recorded);
 
   [[nodiscard]] std::size_t strikes(std::string_view key) const;
+  // Deaths and stops while the step ran in a batch with others (see above).
+  [[nodiscard]] std::size_t shared_strikes(std::string_view key) const;
   // Each strike of the step, one sentence each, oldest first.
   [[nodiscard]] std::vector<std::string> strike_reasons(std::string_view key) const;
   // Content ids with kStrikesToBan strikes or more in one step: a solution that dies
   // again where it died before (random kills by a person rarely land twice in one step).
   [[nodiscard]] std::set<std::string> banned() const;
 
-  void begin(const std::string& key, const std::string& content_id, bool retained_best);
+  // `batch`: how many steps run side by side with this one, itself included.
+  void begin(const std::string& key, const std::string& content_id, bool retained_best,
+             std::size_t batch = 1);
+  // A strike; a shared one where the step ran in a batch.
   void strike(const std::string& key, const std::string& how);
   // The step's run is recorded: the mark goes, unless it carries strikes (they count
   // towards a ban for good).

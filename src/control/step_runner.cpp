@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <thread>
 #include <utility>
 
@@ -141,51 +142,113 @@ StepRunner::StepRunner(archive::Archive& archive, std::string loop_id, LoopTarge
       progress_(std::move(progress)),
       marks_(archive, std::move(loop_id)) {}
 
-Sweep StepRunner::run(const StepRequest& r) {
-  const std::string content_id = archive::canonical_hash(r.solution_text);
-  const std::string key = step_key(loop_id_, r.round, r.phase, content_id);
-  if (const auto id = verified_step_run(key)) {
-    ++reused_;
-    Sweep s = read_sweep(archive_, *id);
-    s.reused = true;
-    return s;
-  }
-  const EvaluationTarget target = step_target(target_, r);
-  EvalOptions options = r.protocol == TimingProtocol::official ? target_.official : target_.robust;
-  // A redone step draws the same inputs, and so do ablation arms sharing a seed scope.
-  options.seed = seed_scope_.empty() ? mix_seed(seed_, key)
-                                     : mix_seed(seed_, step_key(seed_scope_, r.round, r.phase, content_id));
-  for (;;) {
-    const std::size_t strikes = marks_.strikes(key);
-    if (!r.start && marks_.banned().contains(content_id)) {
-      return record_failure(r, key,
-                            fmt::format("banned from loop {}: the orchestrator died or was stopped {} times "
-                                        "while it ran in one step",
-                                        loop_id_, kStrikesToBan));
-    }
-    // Strikes a step survives: none for a candidate; one for a promoted best; two for the start.
-    const std::size_t survives = !r.retained_best ? 0 : (r.start ? kStrikesToBan : kStrikesToBan - 1);
-    if (strikes > survives) {
-      return record_failure(r, key, fmt::format("{}", fmt::join(marks_.strike_reasons(key), "; ")));
-    }
-    if (progress_) {
-      progress_(fmt::format("  {} {} on {} workload(s), {}{}", r.phase, r.solution.name,
-                            target.workloads.size(), protocol_name(options.protocol),
-                            strikes > 0 ? " (again, after a strike)" : ""));
-    }
-    marks_.begin(key, content_id, r.retained_best);
-    const std::uint64_t stops = times_stopped();
-    const std::string started_at = archive::utc_now();
-    const SolutionEvaluation result = evaluate_solution(target, options);
-    if (times_stopped() != stops) {
-      // Its timings span the stop, and a frozen orchestrator enforces no time limit.
-      marks_.strike(key, "the orchestrator was stopped and continued while this solution ran");
+Sweep StepRunner::run(const StepRequest& r) { return std::move(run_all({r}).front()); }
+
+std::vector<Sweep> StepRunner::run_all(const std::vector<StepRequest>& requests) {
+  if (!executor_) executor_ = scale::make_executor({});
+  std::vector<std::optional<Sweep>> sweeps(requests.size());
+  std::vector<FreshStep> todo;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    FreshStep s = fresh_step(requests[i], i);
+    if (const auto id = verified_step_run(s.key)) {
+      ++reused_;
+      sweeps[i] = read_sweep(archive_, *id);
+      sweeps[i]->reused = true;
       continue;
     }
-    compute_capability_ = result.device.value("compute_capability", 0);
-    ++measured_;
-    return record(r, key, target, options, result, started_at);
+    todo.push_back(std::move(s));
   }
+  const std::size_t width = std::max<std::size_t>(1, executor_->side_by_side());
+  while (!todo.empty()) {
+    std::vector<FreshStep> batch;
+    std::vector<FreshStep> again;
+    for (FreshStep& s : todo) {
+      if (const auto why = refusal(requests[s.request], s)) {
+        sweeps[s.request] = record_failure(requests[s.request], s.key, *why);
+      } else if (marks_.strikes(s.key) > 0 || marks_.shared_strikes(s.key) > 0) {
+        // Struck before: alone, so that a death or a stop is this step's own.
+        auto retry = measure(requests, {std::move(s)}, sweeps);
+        again.insert(again.end(), std::make_move_iterator(retry.begin()),
+                     std::make_move_iterator(retry.end()));
+      } else {
+        batch.push_back(std::move(s));
+      }
+    }
+    for (std::size_t from = 0; from < batch.size(); from += width) {
+      const auto end = batch.begin() + static_cast<std::ptrdiff_t>(std::min(batch.size(), from + width));
+      auto retry = measure(requests,
+                           {std::make_move_iterator(batch.begin() + static_cast<std::ptrdiff_t>(from)),
+                            std::make_move_iterator(end)},
+                           sweeps);
+      again.insert(again.end(), std::make_move_iterator(retry.begin()), std::make_move_iterator(retry.end()));
+    }
+    todo = std::move(again);
+  }
+  std::vector<Sweep> out;
+  out.reserve(sweeps.size());
+  for (auto& s : sweeps) out.push_back(std::move(*s));
+  return out;
+}
+
+StepRunner::FreshStep StepRunner::fresh_step(const StepRequest& r, std::size_t index) const {
+  FreshStep s;
+  s.request = index;
+  s.content_id = archive::canonical_hash(r.solution_text);
+  s.key = step_key(loop_id_, r.round, r.phase, s.content_id);
+  s.job = {r.solution.name, step_target(target_, r),
+           r.protocol == TimingProtocol::official ? target_.official : target_.robust};
+  // A redone step draws the same inputs, and so do ablation arms sharing a seed scope.
+  s.job.options.seed = seed_scope_.empty()
+                           ? mix_seed(seed_, s.key)
+                           : mix_seed(seed_, step_key(seed_scope_, r.round, r.phase, s.content_id));
+  return s;
+}
+
+std::optional<std::string> StepRunner::refusal(const StepRequest& r, const FreshStep& s) const {
+  if (!r.start && marks_.banned().contains(s.content_id)) {
+    return fmt::format(
+        "banned from loop {}: the orchestrator died or was stopped {} times while it ran in one step",
+        loop_id_, kStrikesToBan);
+  }
+  // Strikes a step survives: none for a candidate; one for a promoted best; two for the start.
+  const std::size_t survives = !r.retained_best ? 0 : (r.start ? kStrikesToBan : kStrikesToBan - 1);
+  if (marks_.strikes(s.key) > survives)
+    return fmt::format("{}", fmt::join(marks_.strike_reasons(s.key), "; "));
+  return std::nullopt;
+}
+
+std::vector<StepRunner::FreshStep> StepRunner::measure(const std::vector<StepRequest>& requests,
+                                                       std::vector<FreshStep> batch,
+                                                       std::vector<std::optional<Sweep>>& sweeps) {
+  std::vector<scale::EvaluationJob> jobs;
+  for (const FreshStep& s : batch) {
+    const StepRequest& r = requests[s.request];
+    if (progress_) {
+      progress_(fmt::format(
+          "  {} {} on {} workload(s), {}{}", r.phase, r.solution.name, s.job.target.workloads.size(),
+          protocol_name(s.job.options.protocol),
+          marks_.strikes(s.key) + marks_.shared_strikes(s.key) > 0 ? " (again, after a strike)" : ""));
+    }
+    marks_.begin(s.key, s.content_id, r.retained_best, batch.size());
+    jobs.push_back(s.job);
+  }
+  const std::uint64_t stops = times_stopped();
+  const std::string started_at = archive::utc_now();
+  const std::vector<SolutionEvaluation> results = executor_->run(std::move(jobs));
+  if (times_stopped() != stops) {
+    // Their timings span the stop, and a frozen orchestrator enforces no time limit.
+    for (const FreshStep& s : batch)
+      marks_.strike(s.key, "the orchestrator was stopped and continued while this solution ran");
+    return batch;
+  }
+  for (std::size_t k = 0; k < batch.size(); ++k) {
+    const FreshStep& s = batch[k];
+    compute_capability_ = results[k].device.value("compute_capability", 0);
+    ++measured_;
+    sweeps[s.request] =
+        record(requests[s.request], s.key, s.job.target, s.job.options, results[k], started_at);
+  }
+  return {};
 }
 
 std::optional<archive::RowId> StepRunner::verified_step_run(const std::string& key) {
@@ -258,7 +321,8 @@ std::size_t StepRunner::prebuild(const std::vector<Solution>& solutions) {
   // wait on disk and on each other's front ends.
   const std::size_t cores = std::max(2u, std::thread::hardware_concurrency() / 2);
   const int jobs = static_cast<int>(std::min(solutions.size(), cores));
-  if (!compute_capability_ || jobs < 2) return 0;
+  // Only for evaluations here: Slurm tasks build on their nodes, for their GPUs.
+  if (!compute_capability_ || jobs < 2 || (executor_ && executor_->name() != "local")) return 0;
   const BuildSettings settings = evaluation_build_settings(target_.official, *compute_capability_);
   const std::vector<BuildResult> built = build_solutions(evaluation_build_cache(target_.official), solutions,
                                                          target_.base.definition, settings, jobs);

@@ -8,18 +8,21 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "archive/archive.h"
+#include "archive/evaluation_record.h"
 #include "archive/index_rows.h"
 #include "archive/run_record.h"
 #include "control/step_marks.h"
 #include "control/sweep.h"
 #include "eval/eval_options.h"
 #include "eval/evaluator.h"
+#include "scale/executor.h"
 
 namespace kh::control {
 
@@ -62,6 +65,13 @@ class StepRunner {
   // person's own, and there is nothing to fall back to). A banned solution is recorded
   // as failed without running.
   Sweep run(const StepRequest& request);
+  // Several steps at once, through the executor: side by side on a host's lanes, or as
+  // one Slurm job array. Steps already in the archive are read back, the others measured
+  // and recorded one by one in request order. Sweeps in request order.
+  std::vector<Sweep> run_all(const std::vector<StepRequest>& requests);
+
+  // Where evaluations run (scale/executor.h); until set, here, on the default device.
+  void use_executor(std::shared_ptr<scale::Executor> executor) { executor_ = std::move(executor); }
 
   // Builds the solutions into the build cache side by side, as the evaluations that follow
   // will, so that a stage's compiles overlap instead of queueing one per evaluation. A
@@ -82,6 +92,14 @@ class StepRunner {
   [[nodiscard]] StepMarks& marks() noexcept { return marks_; }
 
  private:
+  // A step to measure: its request (by index), key and evaluation.
+  struct FreshStep {
+    std::size_t request = 0;
+    std::string key;
+    std::string content_id;
+    scale::EvaluationJob job;
+  };
+
   archive::Archive& archive_;
   std::string loop_id_;
   LoopTarget target_;
@@ -94,6 +112,7 @@ class StepRunner {
   std::vector<std::string> tampered_;
   std::optional<int> compute_capability_;  // of the device the last fresh evaluation ran on
   StepMarks marks_;
+  std::shared_ptr<scale::Executor> executor_;  // null until the first evaluation: here, one at a time
 
   // The first recorded run of the step whose rows verify; a run that does not is noted
   // in tampered_ and passed over.
@@ -103,6 +122,15 @@ class StepRunner {
                const EvalOptions& options, const SolutionEvaluation& result, std::string started_at);
   // Records the step as failed on every workload without running it.
   Sweep record_failure(const StepRequest& r, const std::string& key, const std::string& why);
+
+  [[nodiscard]] FreshStep fresh_step(const StepRequest& r, std::size_t index) const;
+  // Why the step is recorded as failed without running (a ban, strikes beyond what it
+  // survives), or nullopt.
+  [[nodiscard]] std::optional<std::string> refusal(const StepRequest& r, const FreshStep& s) const;
+  // Runs `batch` side by side and records each; returns the steps to try again (the
+  // orchestrator was stopped and continued while they ran).
+  std::vector<FreshStep> measure(const std::vector<StepRequest>& requests, std::vector<FreshStep> batch,
+                                 std::vector<std::optional<Sweep>>& sweeps);
 };
 
 [[nodiscard]] std::string step_key(std::string_view loop_id, std::int64_t round, std::string_view phase,

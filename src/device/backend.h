@@ -26,6 +26,8 @@ enum class DType : std::uint8_t;  // tensor/dtype.h, which device code does not 
 struct DeviceInfo {
   std::string backend;              // "cuda" | "cpu"
   std::string name;                 // "NVIDIA H200", or the CPU model
+  std::string uuid;                 // "GPU-..." as nvidia-smi prints it; "" on CPU
+  std::string pci_bus_id;           // "0000:3b:00.0"; "" on CPU
   std::string driver;               // driver version, "" on CPU
   std::string runtime;              // CUDA runtime version, "" on CPU
   int compute_capability = 0;       // major*10+minor, e.g. 90; 0 on CPU

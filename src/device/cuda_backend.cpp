@@ -3,11 +3,11 @@
 #include <dlpack/dlpack.h>
 #include <nvtx3/nvToolsExt.h>
 
-#include <array>
 #include <cstdint>
 #include <span>
 
 #include "device/cuda_chunked_hash.h"
+#include "device/cuda_device_list.h"
 #include "device/cuda_peaks.h"
 #include "device/cuda_random_fill.h"
 #include "error/error.h"
@@ -60,18 +60,12 @@ cudaDeviceProp query_properties(int ordinal) {
   return properties;
 }
 
-std::string pci_bus_id(int ordinal) {
-  std::array<char, 32> id{};  // "0000:00:00.0" plus room, as the runtime documents
-  KH_CUDA_CALL(cudaDeviceGetPCIBusId(id.data(), static_cast<int>(id.size()), ordinal));
-  return id.data();
-}
-
 // 13000 -> "13.0", the encoding of cudaDriverGetVersion and cudaRuntimeGetVersion.
 std::string cuda_version_text(int version) {
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }
 
-DeviceInfo describe(const cudaDeviceProp& properties, const ClockMonitor& clocks) {
+DeviceInfo describe(int ordinal, const cudaDeviceProp& properties, const ClockMonitor& clocks) {
   int driver = 0;
   int runtime = 0;
   KH_CUDA_CALL(cudaDriverGetVersion(&driver));
@@ -79,6 +73,8 @@ DeviceInfo describe(const cudaDeviceProp& properties, const ClockMonitor& clocks
   DeviceInfo info;
   info.backend = "cuda";
   info.name = properties.name;
+  info.uuid = gpu_uuid_text(properties.uuid);
+  info.pci_bus_id = gpu_pci_bus_id(ordinal);
   // NVML's version names the driver build ("570.133.20"); without NVML the CUDA
   // driver API version is the best available.
   info.driver = clocks.available() ? clocks.driver_version() : "cuda " + cuda_version_text(driver);
@@ -121,8 +117,8 @@ CudaBackend::CudaBackend(int ordinal)
     : ordinal_(select_device(ordinal)),
       properties_(query_properties(ordinal_)),
       flush_(static_cast<std::size_t>(properties_.l2CacheSize)),
-      clocks_(pci_bus_id(ordinal_)),
-      info_(describe(properties_, clocks_)) {}
+      clocks_(gpu_pci_bus_id(ordinal_)),
+      info_(describe(ordinal_, properties_, clocks_)) {}
 
 int CudaBackend::dlpack_device_type() const { return kDLCUDA; }
 

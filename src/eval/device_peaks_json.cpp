@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <mutex>
 #include <span>
 
 #include "error/error.h"
@@ -21,12 +22,15 @@ double number(const nlohmann::ordered_json& j, const char* field) {
   return j[field].get<double>();
 }
 
-// What identifies a device for its peaks: the same model, SM count and driver give the
-// same ceilings, whichever node of a cluster it sits in.
+// What identifies a device for its peaks: its model, SM count and driver, and on CUDA the
+// GPU itself (its UUID). Two GPUs of one model differ by a few percent in what they
+// deliver (clocks under power limits, memory), and a degraded one by more, so each GPU
+// of a host or a cluster is measured once and judged against its own ceilings.
 std::string device_key(const nlohmann::ordered_json& device) {
-  const std::string identity =
+  std::string identity =
       fmt::format("{}|{}|{}|{}", device.value("backend", std::string()), device.value("name", std::string()),
                   device.value("sm_count", 0), device.value("driver", std::string()));
+  if (const std::string uuid = device.value("uuid", std::string()); !uuid.empty()) identity += "|" + uuid;
   return fmt::format("{:016x}", hash_bytes(std::as_bytes(std::span(identity.data(), identity.size()))));
 }
 
@@ -52,6 +56,11 @@ DevicePeaks peaks_from_json(const nlohmann::ordered_json& j) {
 
 DevicePeaks cached_device_peaks(MeasurementClient& worker, const std::filesystem::path& cache_dir,
                                 bool refresh) {
+  // Lanes of one evaluation start together: one measures while the others wait, then
+  // read its entry (CPU lanes share one device key; measuring side by side would halve
+  // what each saw).
+  static std::mutex measuring;
+  const std::lock_guard lock(measuring);
   const std::filesystem::path path = cache_dir / "peaks" / (device_key(worker.device()) + ".json");
   if (std::ifstream in(path); in && !refresh) {
     try {

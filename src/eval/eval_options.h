@@ -9,13 +9,22 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "device/device_lane.h"
 #include "eval/check/value_comparison.h"
 #include "eval/timing/stop_criterion.h"
 
 namespace kh {
 
 enum class TimingProtocol { official, robust };
+
+// How trial and input-set seeds derive from the base seed. per_workload: each workload
+// draws from a stream of its own, seeded by the base and its uuid, so a workload sees
+// the same inputs whether it ran alone, in a subset, on any lane of `--gpus` or in any
+// task of a Slurm array. sequential: one stream through the workloads in order, as
+// runs recorded before lanes existed drew them (kept so that rerun repeats those exactly).
+enum class SeedScheme { per_workload, sequential };
 
 [[nodiscard]] inline std::string_view protocol_name(TimingProtocol p) noexcept {
   return p == TimingProtocol::official ? "official" : "robust";
@@ -49,14 +58,20 @@ struct EvalOptions {
   bool time_reference = true;
   bool speed_of_light = true;  // measure (once per device) and apply the device's peaks
   // After this many consecutive TIMEOUT or crash results, the remaining workloads are
-  // reported with the same status, marked not run; 0 runs every workload.
+  // reported with the same status, marked not run; 0 runs every workload. With several
+  // lanes the streak is counted per lane (a lane stops running the candidate; the others
+  // go on until their own streak reaches the limit).
   int max_consecutive_failures = 3;
   // The reference's latency is reused from the cache (reference_latency_cache.h) when
   // present and fresh; remeasure_reference measures it again and refreshes the entry.
   bool cache_reference_latency = true;
   bool remeasure_reference = false;
   std::chrono::seconds reference_cache_max_age{std::chrono::hours(24 * 7)};
-  std::optional<std::uint64_t> seed;        // base of the seed stream; fresh from the OS when unset
+  std::optional<std::uint64_t> seed;  // base of the seed stream; fresh from the OS when unset
+  SeedScheme seed_scheme = SeedScheme::per_workload;
+  // The devices the workloads are dealt over, one worker pair each; empty: one lane on
+  // `backend`'s default device, as the worker picks it.
+  std::vector<DeviceLane> lanes;
   std::filesystem::path worker_executable;  // the kharness binary; empty: this process's
   std::filesystem::path work_dir;           // scratch; empty: a fresh temp dir
   std::filesystem::path cache_dir;          // build cache; empty: BuildCache::default_dir()

@@ -3,70 +3,25 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <set>
-#include <variant>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
 
 #include "build/build_cache.h"
 #include "build/include_dir.h"
 #include "build/toolchain.h"
 #include "error/error.h"
-#include "eval/device_peaks_json.h"
-#include "eval/kernel.h"
-#include "eval/measurement_client.h"
-#include "eval/python/python_installation.h"
-#include "eval/python/python_solution.h"
+#include "eval/lane_pool.h"
+#include "eval/lane_workers.h"
 #include "eval/scratch_dir.h"
 #include "eval/solution_build.h"
 #include "eval/workload_evaluation.h"
-#include "eval/workload_shapes.h"
-#include "worker/self_executable.h"
+#include "tensor/fast_hash.h"
 
 namespace kh {
 
 namespace {
-
-// The folders of the safetensors files the workloads read: shown read-only in the
-// workers' jails (nothing else of the trace set is).
-std::vector<std::filesystem::path> input_folders(const EvaluationTarget& t) {
-  std::set<std::filesystem::path> dirs;
-  for (const Workload& w : t.workloads) {
-    for (const auto& [name, input] : w.inputs) {
-      if (const auto* file = std::get_if<SafetensorsInput>(&input.source)) {
-        std::error_code ec;
-        const std::filesystem::path path = std::filesystem::absolute(t.root / file->path, ec);
-        if (!ec && std::filesystem::exists(path, ec)) dirs.insert(path.parent_path());
-      }
-    }
-  }
-  return {dirs.begin(), dirs.end()};
-}
-
-// A worker that runs a Python solution embeds the same interpreter the orchestrator
-// finds, so its jail shows that installation read-only. Where none is found the worker
-// finds none either and says so when the solution loads.
-void show_python(WorkerConfig& c) {
-  try {
-    const python::PythonInstallation python = python::discover_python();
-    c.inputs.insert(c.inputs.end(), python.folders.begin(), python.folders.end());
-    c.inputs.push_back(python.executable);
-  } catch (const Error& e) {
-    fmt::print(stderr, "note: {}\n", e.what());
-  }
-}
-
-WorkerConfig worker_config(const EvalOptions& o, const std::filesystem::path& work_dir, const char* who,
-                           const EvaluationTarget& target) {
-  WorkerConfig c;
-  c.inputs = input_folders(target);
-  const Solution& runs = std::string_view(who) == "candidate" ? target.candidate : target.reference;
-  if (is_python_language(runs.spec.language)) show_python(c);
-  c.executable = o.worker_executable.empty() ? self_executable() : o.worker_executable;
-  c.backend = o.backend;
-  c.work_dir = work_dir / who;
-  c.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(o.timeout);
-  c.candidate = std::string_view(who) == "candidate";
-  return c;
-}
 
 std::string build_failure_log(const BuildResult& b) {
   std::string head = b.status == BuildResult::Status::timeout ? "compile timed out" : "compile error";
@@ -86,62 +41,51 @@ std::string compiler_identity(const std::string& text) {
   return text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
 }
 
-// The device's peaks, when the target has a speed-of-light model to apply them to. A
-// failure to measure them costs the evaluation nothing but the floor.
-void attach_peaks(const EvaluationTarget& target, const EvalOptions& options, MeasurementClient& worker,
-                  SolutionEvaluation& result) {
-  if (!options.speed_of_light) {
-    result.peaks_note = "speed of light not requested";
-    return;
-  }
-  if (!target.speed_of_light) {
-    result.peaks_note = fmt::format("definition '{}' has no speed-of-light model", target.definition.name);
-    return;
-  }
-  try {
-    result.peaks = cached_device_peaks(
-        worker, options.cache_dir.empty() ? BuildCache::default_dir() : options.cache_dir);
-  } catch (const Error& e) {
-    result.peaks_note = e.what();
-    fmt::print(stderr, "note: no speed-of-light floor: {}\n", e.what());
+// Every workload with the same status and log: a candidate that did not build, or did
+// not load.
+void fail_every_workload(const EvaluationTarget& target, EvalStatus status, const std::string& log,
+                         const std::function<void(const WorkloadResult&)>& report,
+                         SolutionEvaluation& result) {
+  for (const Workload& w : target.workloads) {
+    WorkloadResult r;
+    r.workload = w;
+    r.status = status;
+    r.log = log;
+    report(r);
+    result.workloads.push_back(std::move(r));
   }
 }
 
-void apply_speed_of_light(const EvaluationTarget& target, const SolutionEvaluation& result,
-                          WorkloadResult& w) {
-  if (!target.speed_of_light) return;
-  try {
-    w.work = evaluate_work(*target.speed_of_light, resolve_axes(target.definition, w.workload));
-  } catch (const Error& e) {
-    w.log += (w.log.empty() ? "" : "\n") + std::string("speed-of-light model: ") + e.what();
-    return;
+// A workload's own seed stream: the base mixed with its uuid, so the workload draws the
+// same seeds whichever lane, subset or Slurm task evaluates it.
+SeedStream workload_seeds(std::uint64_t base, const Workload& w) {
+  return SeedStream(hash_bytes(std::as_bytes(std::span(w.uuid.data(), w.uuid.size())), base));
+}
+
+// The reference workers of every lane, started side by side, each on its lane's thread;
+// the first lane's device picks the nvcc arch, so every lane must be able to run that build.
+std::vector<std::unique_ptr<LaneWorkers>> start_lanes(LanePool& pool, const EvaluationTarget& target,
+                                                      const EvalOptions& options,
+                                                      const std::vector<DeviceLane>& lanes,
+                                                      const std::filesystem::path& work_dir) {
+  std::vector<std::unique_ptr<LaneWorkers>> out(lanes.size());
+  pool.each([&](std::size_t i) {
+    out[i] = std::make_unique<LaneWorkers>(target, options, lanes[i],
+                                           i == 0 ? work_dir : work_dir / fmt::format("lane{}", i));
+  });
+  const int cc = out[0]->device().device.value("compute_capability", 0);
+  for (std::size_t i = 1; i < out.size(); ++i) {
+    const auto& d = out[i]->device().device;
+    if (d.value("compute_capability", 0) != cc) {
+      throw Error(
+          Location{"", 0, "--gpus"},
+          fmt::format("device {} ({}, compute capability {}) differs from device {} ({}, {}): one "
+                      "evaluation's lanes must run the same build",
+                      lanes[i].index, d.value("name", std::string("?")), d.value("compute_capability", 0),
+                      lanes[0].index, out[0]->device().device.value("name", std::string("?")), cc));
+    }
   }
-  if (result.peaks) w.speed_of_light = speed_of_light(*w.work, target.speed_of_light->compute, *result.peaks);
-}
-
-// The parts of the reference-latency key that one evaluation fixes: what was measured
-// (the reference's build) and where (backend and device, nominal clock included).
-nlohmann::ordered_json reference_key(const SolutionEvaluation& e, const EvalOptions& o) {
-  nlohmann::ordered_json device = nlohmann::ordered_json::object();
-  for (const char* field :
-       {"name", "driver", "runtime", "compute_capability", "sm_count", "nominal_sm_clock_mhz"})
-    if (e.device.contains(field)) device[field] = e.device[field];
-  return {
-      {"format", 1}, {"reference_build", e.reference_build.key}, {"backend", o.backend}, {"device", device}};
-}
-
-// The result of a workload left unrun after `streak` consecutive fatal failures.
-WorkloadResult not_run(const Workload& w, const WorkloadResult& last, int streak) {
-  WorkloadResult r;
-  r.workload = w;
-  r.status = last.status;
-  r.fatal = true;
-  r.not_run = true;
-  r.log = fmt::format(
-      "not run: the {} workloads before this one ended in {} (timeout or crash), so the solution was not run "
-      "on the rest (--max-consecutive-failures {}; 0 runs every workload). Last failure ({}): {}",
-      streak, status_name(last.status), streak, last.workload.uuid, last.log);
-  return r;
+  return out;
 }
 
 }  // namespace
@@ -154,15 +98,27 @@ bool SolutionEvaluation::all_passed() const {
   return true;
 }
 
+const nlohmann::ordered_json& SolutionEvaluation::device_of(const WorkloadResult& w) const {
+  return w.lane < lanes.size() ? lanes[w.lane].device : device;
+}
+
+const std::optional<DevicePeaks>& SolutionEvaluation::peaks_of(const WorkloadResult& w) const {
+  return w.lane < lanes.size() ? lanes[w.lane].peaks : peaks;
+}
+
 SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalOptions& options) {
   SolutionEvaluation result;
   const ScratchDir scratch(options.work_dir);
-  const std::filesystem::path& work_dir = scratch.path();
-  // The reference worker starts first: its device report picks the nvcc arch.
-  const WorkerConfig reference_config = worker_config(options, work_dir, "reference", target);
-  MeasurementClient reference(reference_config);
-  result.device = reference.device();
-  result.sandbox = reference.isolation().to_json();
+  std::vector<DeviceLane> lanes = evaluation_lanes(options);
+  // One stream through every workload in order cannot be dealt over lanes.
+  if (options.seed_scheme == SeedScheme::sequential) lanes.resize(1);
+  // Each lane's workers live on the lane's thread (declared first, joined last).
+  LanePool pool(lanes.size());
+  // The reference workers start first: their device reports pick the nvcc arch.
+  std::vector<std::unique_ptr<LaneWorkers>> workers =
+      start_lanes(pool, target, options, lanes, scratch.path());
+  result.device = workers[0]->device().device;
+  result.sandbox = workers[0]->sandbox();
   const BuildSettings settings =
       evaluation_build_settings(options, result.device.value("compute_capability", 0));
   const BuildCache cache = evaluation_build_cache(options);
@@ -176,9 +132,12 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
     throw Error(fmt::format("the reference '{}' does not build: {}", target.reference.name,
                             build_failure_log(result.reference_build)));
   }
-  attach_peaks(target, options, reference, result);
-  reference.load(load_request(target.reference, target.definition, result.reference_build));
+  pool.each([&](std::size_t i) { workers[i]->prepare_reference(target, result.reference_build); });
+  for (const auto& w : workers) result.lanes.push_back(w->device());
+  result.peaks = result.lanes[0].peaks;
+  result.peaks_note = result.lanes[0].peaks_note;
 
+  std::mutex report_mutex;  // lanes finish workloads concurrently; callers see one at a time
   std::size_t done = 0;
   auto report = [&](const WorkloadResult& w) {
     if (options.on_workload) options.on_workload(result, w);
@@ -187,65 +146,41 @@ SolutionEvaluation evaluate_solution(const EvaluationTarget& target, const EvalO
           {++done, target.workloads.size(), w.workload.uuid, std::string(status_name(w.status))});
     }
   };
-  // A candidate that never gets to run has the same status on every workload.
-  auto fail_all = [&](EvalStatus status, const std::string& log) {
-    for (const Workload& w : target.workloads) {
-      WorkloadResult r;
-      r.workload = w;
-      r.status = status;
-      r.log = log;
-      report(r);
-      result.workloads.push_back(std::move(r));
-    }
-    return result;
-  };
   if (result.candidate_build.status != BuildResult::Status::ok) {
-    return fail_all(EvalStatus::compile_error, build_failure_log(result.candidate_build));
+    fail_every_workload(target, EvalStatus::compile_error, build_failure_log(result.candidate_build), report,
+                        result);
+    return result;
   }
-  MeasurementClient candidate(worker_config(options, work_dir, "candidate", target));
-  result.sandbox = candidate.isolation().to_json();
-  try {
-    candidate.load(load_request(target.candidate, target.definition, result.candidate_build));
-  } catch (const KernelRejected& e) {
-    // A Python solution that does not import: found by the worker, before any call.
-    return fail_all(EvalStatus::compile_error, std::string("compile error: ") + e.what());
-  } catch (const Error& e) {
-    // Loading runs the candidate's global constructors, which may crash or hang.
-    return fail_all(EvalStatus::runtime_error, e.what());
+  std::vector<std::optional<CandidateLoadFailure>> load_failures(workers.size());
+  pool.each(
+      [&](std::size_t i) { load_failures[i] = workers[i]->start_candidate(target, result.candidate_build); });
+  result.sandbox = workers[0]->sandbox();
+  for (const auto& failure : load_failures) {
+    if (failure) {
+      fail_every_workload(target, failure->status, failure->log, report, result);
+      return result;
+    }
   }
 
-  const std::unique_ptr<OutputChecker> checker = make_output_checker(target.checker);
-  SeedStream seeds(options.seed);
-  const double nominal = candidate.device().value("nominal_sm_clock_mhz", 0.0);
-  const ReferenceLatencyCache latencies(
-      options.cache_dir.empty() ? BuildCache::default_dir() : options.cache_dir,
-      options.reference_cache_max_age);
-  int streak = 0;  // consecutive fatal failures; the last of them is the last result
-  std::size_t last_run = 0;
-  for (const Workload& w : target.workloads) {
-    if (options.max_consecutive_failures > 0 && streak >= options.max_consecutive_failures) {
-      WorkloadResult r = not_run(w, result.workloads[last_run], streak);
-      report(r);
-      result.workloads.push_back(std::move(r));
-      continue;
-    }
-    WorkloadContext ctx{target.definition,
-                        w,
-                        target.root,
-                        *checker,
-                        target.tolerance,
-                        options,
-                        nominal,
-                        options.cache_reference_latency ? &latencies : nullptr,
-                        reference_key(result, options),
-                        is_python_language(target.candidate.spec.language)};
-    WorkloadResult r = WorkloadEvaluation(ctx, candidate, reference, seeds).run();
-    apply_speed_of_light(target, result, r);
-    streak = r.fatal ? streak + 1 : 0;
-    last_run = result.workloads.size();
-    report(r);
-    result.workloads.push_back(std::move(r));
+  std::optional<SeedStream> shared_seeds;
+  std::uint64_t base = 0;
+  if (options.seed_scheme == SeedScheme::sequential) {
+    shared_seeds.emplace(options.seed);
+  } else {
+    base = options.seed ? *options.seed : SeedStream(std::nullopt).next();
   }
+  std::vector<std::optional<WorkloadResult>> results(target.workloads.size());
+  pool.deal(target.workloads.size(), [&](std::size_t lane, std::size_t i) {
+    const Workload& w = target.workloads[i];
+    std::optional<SeedStream> own;
+    if (!shared_seeds) own.emplace(workload_seeds(base, w));
+    WorkloadResult r = workers[lane]->evaluate(target, w, shared_seeds ? *shared_seeds : *own);
+    r.lane = lane;
+    const std::lock_guard lock(report_mutex);
+    report(r);
+    results[i] = std::move(r);
+  });
+  for (auto& r : results) result.workloads.push_back(std::move(*r));
   return result;
 }
 

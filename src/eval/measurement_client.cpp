@@ -81,6 +81,7 @@ SpawnOptions spawn_options(const WorkerConfig& c) {
   // environment; the jail's allow-list would otherwise drop the choice.
   if (const char* python = std::getenv("KHARNESS_PYTHON"); python != nullptr && *python != '\0')
     o.env_add.emplace_back("KHARNESS_PYTHON", python);
+  o.env_add.insert(o.env_add.end(), c.env.begin(), c.env.end());
   if (jailed) {
     std::filesystem::create_directories(library_dir(c));
     o.jail = worker_jail(c);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "device/device_peaks.h"
@@ -34,6 +35,8 @@ struct WorkerConfig {
   // its jail. The worker runs jailed (docs/worker.md) unless `jailed` is false.
   std::vector<std::filesystem::path> inputs;
   bool jailed = true;
+  // Added to the worker's environment: the device lane's (CUDA_VISIBLE_DEVICES).
+  std::vector<std::pair<std::string, std::string>> env;
 };
 
 // Why a request produced no usable answer.

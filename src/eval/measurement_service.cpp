@@ -100,6 +100,8 @@ Message MeasurementService::hello(const Message& request) const {
   const DeviceInfo& d = backend_->info();
   ordered_json device = {{"backend", d.backend},
                          {"name", d.name},
+                         {"uuid", d.uuid},
+                         {"pci_bus_id", d.pci_bus_id},
                          {"driver", d.driver},
                          {"runtime", d.runtime},
                          {"compute_capability", d.compute_capability},

@@ -91,7 +91,7 @@ ordered_json speed_of_light_json(const EvaluationTarget& target, const SolutionE
     j["arithmetic_intensity"] = s.intensity;
     j["ridge_point"] = s.ridge;
     if (w.speed_of_light_fraction() > 0) j["fraction"] = w.speed_of_light_fraction();
-    j["device_peaks"] = peaks_json(*e.peaks);
+    if (const auto& peaks = e.peaks_of(w)) j["device_peaks"] = peaks_json(*peaks);
   } else {
     j["floor_ms"] = nullptr;
     j["note"] = e.peaks_note;
@@ -121,9 +121,10 @@ Trace make_trace(const EvaluationTarget& target, const SolutionEvaluation& evalu
   if (!evaluation.sandbox.is_null())
     ev.environment.raw = {
         {"hardware", ""}, {"libs", ordered_json::object()}, {"sandbox", evaluation.sandbox}};
-  ev.environment.hardware = evaluation.device.value("name", std::string("unknown"));
-  ev.environment.libs.add("driver", evaluation.device.value("driver", std::string()));
-  ev.environment.libs.add("cuda_runtime", evaluation.device.value("runtime", std::string()));
+  const nlohmann::ordered_json& device = evaluation.device_of(w);  // the lane's: the GPU it ran on
+  ev.environment.hardware = device.value("name", std::string("unknown"));
+  ev.environment.libs.add("driver", device.value("driver", std::string()));
+  ev.environment.libs.add("cuda_runtime", device.value("runtime", std::string()));
   ev.environment.libs.add("compiler", evaluation.compiler);
   ev.environment.libs.add("kharness", "0.1.0");
   if (w.correctness && (w.status == EvalStatus::passed || w.status == EvalStatus::incorrect_numerical)) {
@@ -141,7 +142,7 @@ Trace make_trace(const EvaluationTarget& target, const SolutionEvaluation& evalu
                        {"backend", options.backend},
                        {"status", std::string(status_name(w.status))},
                        {"correctness_seeds", w.check_seeds},
-                       {"device", evaluation.device},
+                       {"device", device},
                        {"build",
                         {{"key", evaluation.candidate_build.key},
                          {"cache_hit", evaluation.candidate_build.cache_hit},

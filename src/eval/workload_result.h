@@ -52,6 +52,7 @@ struct WorkloadResult {
   bool fatal = false;
   // Not evaluated: reported with the status of the consecutive fatal failures before it.
   bool not_run = false;
+  std::size_t lane = 0;                        // which of SolutionEvaluation::lanes ran it
   std::optional<WorkloadWork> work;            // from the operator's speed-of-light model
   std::optional<SpeedOfLight> speed_of_light;  // its floor on this device, when peaks are known
 

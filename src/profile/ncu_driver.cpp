@@ -36,6 +36,10 @@ std::vector<std::string> ncu_command(const std::filesystem::path& ncu, const Ncu
     argv.push_back("--trace-set");
     argv.push_back(r.trace_set.string());
   }
+  if (!r.gpus.empty()) {
+    argv.push_back("--gpus");
+    argv.push_back(r.gpus);
+  }
   return argv;
 }
 

@@ -24,6 +24,7 @@ struct NcuRequest {
   std::vector<std::string> workloads;  // uuids, evaluated in this order
   std::filesystem::path work_dir;      // for the CSV and the log
   std::chrono::seconds timeout{120};
+  std::string gpus;  // the eval's --gpus (one ordinal: the GPU ncu profiles on); empty: device 0
 };
 
 struct NcuRun {

@@ -30,13 +30,11 @@ NcuRequest ncu_request(const ProfileRequest& request, std::vector<std::string> u
                        const std::filesystem::path& dir) {
   // ncu's start and its replay passes dominate, not the workloads: a minute a workload.
   const auto limit = std::chrono::seconds(120 + 60 * static_cast<long>(uuids.size()));
-  return NcuRequest{request.kharness,
-                    request.target.definition.name,
-                    request.solution_file,
-                    request.trace_set,
-                    std::move(uuids),
-                    dir,
-                    limit};
+  return NcuRequest{
+      request.kharness, request.target.definition.name, request.solution_file, request.trace_set,
+      std::move(uuids), dir, limit,
+      // ncu's session runs on the first of the profile's GPUs.
+      request.options.lanes.empty() ? std::string() : std::to_string(request.options.lanes[0].index)};
 }
 
 // A session that never started (no ncu) leaves nothing to keep.

@@ -9,6 +9,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -207,6 +208,41 @@ TEST(OptimizeLiveness, APromotedSolutionThatKillsTwiceIsBannedAndTheBestItReplac
             s.at("start").at("content_id").get<std::string>().substr(0, 12));
   EXPECT_EQ(s.at("banned"), nlohmann::json::array({promoted.at("content_id")}));
   EXPECT_TRUE(s.at("speedup_over_start").is_null()) << "a banned promotion still counts: " << s;
+}
+
+// Candidates run side by side (--gpus 0,1: two CPU lanes) are marked as one batch: the
+// death of the orchestrator under them cannot be pinned on one, so neither fails for it;
+// each runs again alone, and only the killer is recorded as failed.
+TEST(OptimizeLiveness, ADeathAmongCandidatesRunSideBySideFailsOnlyTheKiller) {
+  test::TempDir tmp("liveness-batch");
+  const fs::path archive = tmp / "a";
+  const std::string slow = solution(tmp.path(), "slow", 4, "SIGKILL", "");
+  const std::string killer = solution(tmp.path(), "killer", 1, "SIGKILL", "/");
+  const std::string innocent = solution(tmp.path(), "innocent", 1, "SIGKILL", "");
+  std::vector<std::string> args = loop_args(archive, slow, killer, 1);
+  args.insert(args.end(), {"--replay", innocent, "--gpus", "0,1"});
+  // The attack needs kharness's own rights: a jailed worker cannot signal its parent.
+  if (std::find(args.begin(), args.end(), "--sandbox") == args.end())
+    args.insert(args.end(), {"--sandbox", "off"});
+  const Exit first = run_loop(args, tmp / "0.out");
+  ASSERT_TRUE(first.killed()) << "the killer did not kill the orchestrator: " << err_of(tmp / "0.out");
+  EXPECT_NE(err_of(tmp / "0.out").find(" innocent on "), std::string::npos)
+      << "the candidates did not run side by side: " << err_of(tmp / "0.out");
+  // Alone, the killer kills once more (its own strike); then the loop finishes.
+  Exit last = first;
+  int runs = 1;
+  for (; runs < 4 && last.code() != 0; ++runs) last = run_loop(args, tmp / (std::to_string(runs) + ".out"));
+  ASSERT_EQ(last.code(), 0) << err_of(tmp / (std::to_string(runs - 1) + ".out"));
+  for (const std::string& log : trace_logs(archive, "killer"))
+    EXPECT_EQ(log.rfind("ORCHESTRATOR_DIED", 0), 0u) << log;
+  const auto innocent_logs = trace_logs(archive, "innocent");
+  ASSERT_FALSE(innocent_logs.empty()) << "the innocent candidate was never evaluated";
+  for (const std::string& log : innocent_logs) EXPECT_EQ(log.find("ORCHESTRATOR_"), std::string::npos) << log;
+  archive::Archive a = archive::Archive::open_existing(archive);
+  archive::Statement st =
+      a.db().prepare("SELECT count(*) FROM traces WHERE solution = 'innocent' AND status = 'PASSED'");
+  st.step();
+  EXPECT_GT(st.column_int(0), 0) << "the innocent candidate failed for the killer's death";
 }
 
 char process_state(pid_t pid) {
