@@ -9,8 +9,8 @@
 #include <regex>
 #include <sstream>
 
-#include "build/content_hash.h"
 #include "base/process_runner.h"
+#include "build/content_hash.h"
 #include "build/detail/compiler_lookup.h"
 #include "build/detail/location.h"
 #include "error/error.h"

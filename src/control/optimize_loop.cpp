@@ -100,7 +100,8 @@ LoopSummary LoopRunner::summary(std::string stopped_by) const {
   // The best is the last promoted candidate not banned since: its promotion's record is
   // the loop's figure.
   for (const archive::Decision& d : state_.decisions) {
-    if (d.kind != archive::DecisionKind::promote || (d.solution && state_.banned.contains(*d.solution))) continue;
+    if (d.kind != archive::DecisionKind::promote || (d.solution && state_.banned.contains(*d.solution)))
+      continue;
     sum.speedup = report::PromotedSpeedup::from_evidence(d.evidence);
     sum.speedup_round = d.round;
   }

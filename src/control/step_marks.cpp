@@ -23,9 +23,10 @@ std::size_t count_of(const ordered_json& mark, const char* field) {
 
 std::size_t strike_count(const ordered_json& mark) { return count_of(mark, "strikes"); }
 
-// Where a strike of this mark goes: a batch's are shared (step_marks.h).
+// Where a strike of this mark goes: a batch's and a contained step's are shared
+// (step_marks.h).
 const char* strikes_field(const ordered_json& mark) {
-  return mark.value("batch", 1) > 1 ? "shared_strikes" : "strikes";
+  return mark.value("batch", 1) > 1 || mark.value("contained", false) ? "shared_strikes" : "strikes";
 }
 
 }  // namespace
@@ -55,7 +56,9 @@ void StepMarks::settle(const std::function<bool(const std::string& key)>& record
       mark[strikes_field(mark)].push_back(
           {{"how", fmt::format("the orchestrator (pid {}) died while this ran (started at {}){}", owner.pid,
                                mark.value("started_at", "?"),
-                               batch > 1 ? fmt::format(", one of {} steps side by side", batch) : "")},
+                               batch > 1 ? fmt::format(", one of {} steps side by side", batch)
+                               : mark.value("contained", false) ? ", inside a jail it cannot signal out of"
+                                                                : "")},
            {"noticed_at", archive::utc_now()}});
     }
     put(key);
@@ -90,7 +93,7 @@ std::set<std::string> StepMarks::banned() const {
 }
 
 void StepMarks::begin(const std::string& key, const std::string& content_id, bool retained_best,
-                      std::size_t batch) {
+                      std::size_t batch, bool contained) {
   ordered_json& mark = marks_[key];
   if (!mark.is_object()) mark = ordered_json::object();
   mark["content_id"] = content_id;
@@ -100,6 +103,11 @@ void StepMarks::begin(const std::string& key, const std::string& content_id, boo
     mark["batch"] = batch;
   } else {
     mark.erase("batch");
+  }
+  if (contained) {
+    mark["contained"] = true;
+  } else {
+    mark.erase("contained");
   }
   mark["owner"] = this_process().json();
   mark["started_at"] = archive::utc_now();

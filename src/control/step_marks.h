@@ -50,8 +50,11 @@ class StepMarks {
   [[nodiscard]] std::set<std::string> banned() const;
 
   // `batch`: how many steps run side by side with this one, itself included.
-  void begin(const std::string& key, const std::string& content_id, bool retained_best,
-             std::size_t batch = 1);
+  // `contained`: the solution runs where it cannot signal the orchestrator (a jail with
+  // its own PID namespace): a death or stop then is not its doing, and leaves a shared
+  // strike, as in a batch (a person's kill -9 costs the step nothing but its rerun).
+  void begin(const std::string& key, const std::string& content_id, bool retained_best, std::size_t batch = 1,
+             bool contained = false);
   // A strike; a shared one where the step ran in a batch.
   void strike(const std::string& key, const std::string& how);
   // The step's run is recorded: the mark goes, unless it carries strikes (they count

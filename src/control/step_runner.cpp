@@ -12,6 +12,8 @@
 #include "archive/run_check.h"
 #include "archive/run_writer.h"
 #include "archive/utc_time.h"
+#include "base/jail/isolation_probe.h"
+#include "base/jail/sandbox_mode.h"
 #include "control/seed_mix.h"
 #include "control/stop_counter.h"
 #include "error/error.h"
@@ -21,6 +23,13 @@
 namespace kh::control {
 
 namespace {
+
+// Whether solutions run where they cannot signal this process: the jail's own PID
+// namespace, which best and strict modes give where the machine allows it.
+bool candidates_contained() {
+  const SandboxMode mode = sandbox_mode();
+  return (mode == SandboxMode::best || mode == SandboxMode::strict) && machine_support().namespaces;
+}
 
 // The key is the last element of the run's command line: `..., "--step", "<key>"]`.
 std::string command_line_suffix(std::string_view key) {
@@ -229,7 +238,7 @@ std::vector<StepRunner::FreshStep> StepRunner::measure(const std::vector<StepReq
           protocol_name(s.job.options.protocol),
           marks_.strikes(s.key) + marks_.shared_strikes(s.key) > 0 ? " (again, after a strike)" : ""));
     }
-    marks_.begin(s.key, s.content_id, r.retained_best, batch.size());
+    marks_.begin(s.key, s.content_id, r.retained_best, batch.size(), candidates_contained());
     jobs.push_back(s.job);
   }
   const std::uint64_t stops = times_stopped();

@@ -32,8 +32,9 @@ void show_to_worker(const std::filesystem::path& copy) {
   namespace fs = std::filesystem;
   const auto readable = [](const fs::path& p, bool folder) {
     std::error_code ec;
-    fs::permissions(p, fs::perms::group_read | fs::perms::others_read |
-                           (folder ? fs::perms::group_exec | fs::perms::others_exec : fs::perms::none),
+    fs::permissions(p,
+                    fs::perms::group_read | fs::perms::others_read |
+                        (folder ? fs::perms::group_exec | fs::perms::others_exec : fs::perms::none),
                     fs::perm_options::add, ec);
   };
   readable(copy, fs::is_directory(copy));
@@ -143,11 +144,12 @@ void MeasurementClient::load(nlohmann::ordered_json request) {
         library_dir(config_) / (source.parent_path().filename().string() + "-" + source.filename().string());
     std::error_code ec;
     std::filesystem::remove_all(copy, ec);
-    std::filesystem::copy(source, copy,
-                          std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing,
-                          ec);
+    std::filesystem::copy(
+        source, copy,
+        std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing, ec);
     if (ec)
-      throw Error(Location{source.string(), 0, ""}, "cannot copy the built solution for the worker: " + ec.message());
+      throw Error(Location{source.string(), 0, ""},
+                  "cannot copy the built solution for the worker: " + ec.message());
     show_to_worker(copy);
     request["library"] = copy.string();
   }

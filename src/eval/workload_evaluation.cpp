@@ -361,8 +361,8 @@ bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const std::vector
   return true;
 }
 
-bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate, std::optional<LatencyMeasurement>& out,
-                                 SeedStream& stream) {
+bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate,
+                                 std::optional<LatencyMeasurement>& out, SeedStream& stream) {
   const EvalOptions& o = ctx_.options;
   const int trials = o.protocol == TimingProtocol::official ? o.timing_trials : 1;
   LatencyMeasurement m;

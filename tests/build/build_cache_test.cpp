@@ -190,7 +190,8 @@ TEST(BuildCache, FakeCompilerThatHangsTimesOut) {
   }
   // Executable by all, as installed compilers are: the jail runs it as another user.
   std::filesystem::permissions(fake, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
-                                         std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                                         std::filesystem::perms::group_exec |
+                                         std::filesystem::perms::others_read |
                                          std::filesystem::perms::others_exec);
   ScopedEnv env("KHARNESS_GXX", fake.string());
   BuildRequest r = scale_add_request();

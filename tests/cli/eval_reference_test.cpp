@@ -118,10 +118,10 @@ TEST(CliEvalReference, SharedDefinitionWithoutKharnessReferenceIsJudgedByItsPyTo
 // --reference native refuses the fallback, saying there is no native reference.
 TEST(CliEvalReference, NativeReferenceOnlyIsRefusedWhereKharnessHasNone) {
   if (!fs::is_directory(kSharedSet)) GTEST_SKIP() << "../shared/flashinfer-trace is absent";
-  const CommandResult r = run("eval --definition gemm_n128_k2048 --trace-set " + quoted(kSharedSet) +
-                              " --solution " +
-                              quoted(kSource / "examples/solutions/upstream/gemm_n128_k2048.json") + " --operators " +
-                              quoted(kSource / "operators") + " --reference native" + kQuick);
+  const CommandResult r =
+      run("eval --definition gemm_n128_k2048 --trace-set " + quoted(kSharedSet) + " --solution " +
+          quoted(kSource / "examples/solutions/upstream/gemm_n128_k2048.json") + " --operators " +
+          quoted(kSource / "operators") + " --reference native" + kQuick);
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("error: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("kharness has no native reference for definition 'gemm_n128_k2048'"),

@@ -106,30 +106,12 @@ Exit finish(pid_t pid, const fs::path& out_file) {
 
 std::vector<std::string> loop_args(const fs::path& archive, const std::string& from,
                                    const std::string& replay, int rounds) {
-  return {"optimize",
-          "--definition",
-          "rmsnorm_h128",
-          "--small",
-          "--backend",
-          "cpu",
-          "--no-reference-timing",
-          "--archive",
-          archive.string(),
-          "--from",
-          from,
-          "--agent",
-          "replay",
-          "--replay",
-          replay,
-          "--rounds",
-          std::to_string(rounds),
-          "--seed",
-          "3",
-          "--json",
+  return {"optimize", "--definition", "rmsnorm_h128", "--small", "--backend", "cpu", "--no-reference-timing",
+          "--archive", archive.string(), "--from", from, "--agent", "replay", "--replay", replay, "--rounds",
+          std::to_string(rounds), "--seed", "3", "--json",
           // The attacks need kharness's own rights, which the jail takes away (stopping
           // them outright: tests/eval/hostile_*): reproduce them without the jail.
-          "--sandbox",
-          "off"};
+          "--sandbox", "off"};
 }
 
 Exit run_loop(const std::vector<std::string>& args, const fs::path& out) {

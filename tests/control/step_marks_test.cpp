@@ -77,5 +77,23 @@ TEST(StepMarks, SharedStrikesBanNothingAndAStepRunAloneIsStruckForItself) {
   EXPECT_EQ(marks.banned(), std::set<std::string>{"killer"});
 }
 
+// A solution in a jail with its own PID namespace cannot signal the orchestrator: a death
+// or stop while it ran (a person's kill -9) is not pinned on it, and bans nothing.
+TEST(StepMarks, ADeathWhileAContainedSolutionRanIsASharedStrike) {
+  const test::TempDir dir;
+  archive::Archive a = archive::Archive::open_or_create(dir.path());
+  StepMarks marks(a, "loop");
+  for (int i = 0; i < 3; ++i) {
+    marks.begin("step", "jailed", false, 1, /*contained=*/true);
+    marks.strike("step", "stopped while it ran");
+  }
+  EXPECT_EQ(marks.strikes("step"), 0u);
+  EXPECT_EQ(marks.shared_strikes("step"), 3u);
+  EXPECT_TRUE(marks.banned().empty());
+  marks.begin("open", "unjailed", false, 1, /*contained=*/false);
+  marks.strike("open", "stopped while it ran");
+  EXPECT_EQ(marks.strikes("open"), 1u) << "without the jail the solution is the suspect";
+}
+
 }  // namespace
 }  // namespace kh::control

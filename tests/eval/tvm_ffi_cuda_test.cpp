@@ -125,10 +125,15 @@ TEST_F(TvmFfiCuda, AWorkloadWithAnAxisOfZeroPasses) {
     if (name == "batch_size") value = 0;
   Solution s = test::gallery_solution(kSolutions, "correct.cu", "cuda", {"tvm_rmsnorm.cuh"});
   s.spec.binding = "tvm-ffi";
-  const SolutionEvaluation e = evaluate_solution(
-      EvaluationTarget{op->definition, {zero}, op->dir, s, ops_->reference("rmsnorm_h128", "cuda"), "default",
-                       *op->tolerance, op->speed_of_light},
-      options("zero"));
+  const SolutionEvaluation e = evaluate_solution(EvaluationTarget{op->definition,
+                                                                  {zero},
+                                                                  op->dir,
+                                                                  s,
+                                                                  ops_->reference("rmsnorm_h128", "cuda"),
+                                                                  "default",
+                                                                  *op->tolerance,
+                                                                  op->speed_of_light},
+                                                 options("zero"));
   expect_all(e, EvalStatus::passed, "");
 }
 

@@ -52,9 +52,8 @@ PythonInstallation discover_python() {
   options.timeout = std::chrono::seconds(60);
   const ProcessRun run = run_process(std::move(spec), options);
   if (run.exit_code() != 0 || run.timed_out) {
-    throw Error(
-        Location{exe->string(), 0, ""},
-        fmt::format("cannot ask this Python where it lives (exit {}): {}", run.exit_code(), run.out));
+    throw Error(Location{exe->string(), 0, ""},
+                fmt::format("cannot ask this Python where it lives (exit {}): {}", run.exit_code(), run.out));
   }
   nlohmann::json d;
   try {

@@ -20,7 +20,16 @@ struct MountStep {
   // not uncover what a mount beneath hides), and when read-only, made so recursively
   // (mount_setattr); where the kernel lacks that, each remount_submount step makes one
   // mount beneath read-only instead.
-  enum class Kind : std::uint8_t { dir, file, symlink, bind, tmpfs, proc, remount_read_only, remount_submount };
+  enum class Kind : std::uint8_t {
+    dir,
+    file,
+    symlink,
+    bind,
+    tmpfs,
+    proc,
+    remount_read_only,
+    remount_submount
+  };
   Kind kind = Kind::dir;
   std::string source;  // bind: the host path; symlink: the link's text; tmpfs: mount options
   std::string target;

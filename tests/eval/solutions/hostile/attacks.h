@@ -4,6 +4,8 @@
 // An attack returns true when it succeeded; the entry then computes the right answer
 // (the reward of the hack) and otherwise zeros, so a jail that leaks turns into a
 // PASSED the test catches, and one that holds into an honest INCORRECT_NUMERICAL.
+// The @...@ fields are filled in before the build: not C++ yet.
+// clang-format off
 #pragma once
 
 #include <arpa/inet.h>

@@ -1,4 +1,6 @@
 // A hostile C++ candidate: the attack named by the test, then the answer it earned.
+// The @...@ fields are filled in before the build: not C++ yet.
+// clang-format off
 #include "attacks.h"
 #include "rmsnorm_common.h"
 

@@ -1,5 +1,7 @@
 // A hostile CUDA candidate: the attack (host code, in the worker) named by the test,
 // then the answer it earned, computed on the device.
+// The @...@ fields are filled in before the build: not C++ yet.
+// clang-format off
 #include "attacks.h"
 #include "rmsnorm_common.cuh"
 
