@@ -157,7 +157,7 @@ TEST(RandomFill, RejectsMisuse) {
   EXPECT_THROW(fill_uniform_int(b, 1, 0, 2), Error);
 }
 
-TEST(RandomFill, Float32AtLeast200MillionPerSecondOnOneCore) {
+TEST(RandomFill, Float32FillKeepsItsFastPathOnOneCore) {
   KH_SKIP_UNLESS_OPTIMIZED();
   HostTensor t(DType::float32, {1 << 25});
   fill_normal(t, 1, 0.0, 1.0, 1);  // warm the pages and the tables
@@ -167,9 +167,10 @@ TEST(RandomFill, Float32AtLeast200MillionPerSecondOnOneCore) {
   const double rate = static_cast<double>(t.numel()) / s;
   RecordProperty("elements_per_second", std::to_string(rate));
   std::printf("float32 normal fill: %.0f M elements/s\n", rate / 1e6);
-  // About 300M/s on an idle core of the 2-core CI VM. Measured in thread CPU time, but a
-  // busy sibling hyperthread or cache neighbour still slows it, hence some slack.
-  EXPECT_GT(rate, 200e6);
+  // About 300M/s on an idle core of the 2-core CI VM, and 130M/s seen with the other core
+  // and its cache busy: this floor catches a generator that lost its fast path (ten times
+  // slower), not a few percent. The speed itself is a benchmark's business.
+  EXPECT_GT(rate, 60e6);
 }
 
 }  // namespace
