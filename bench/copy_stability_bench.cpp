@@ -9,7 +9,7 @@
 
 #include "bench_session.h"
 #include "error/error.h"
-#include "eval/timing/sample_statistics.h"
+#include "timing/sample_statistics.h"
 #include "trace/json_io.h"
 
 namespace kh::bench {

@@ -11,7 +11,7 @@
 
 #include "bench_session.h"
 #include "error/error.h"
-#include "eval/timing/sample_statistics.h"
+#include "timing/sample_statistics.h"
 
 namespace kh::bench {
 namespace {

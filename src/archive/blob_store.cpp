@@ -13,7 +13,7 @@
 #include <sstream>
 #include <utility>
 
-#include "build/content_hash.h"
+#include "base/sha256.h"
 #include "error/error.h"
 
 namespace kh::archive {

@@ -1,6 +1,6 @@
 #include "archive/canonical_json.h"
 
-#include "build/content_hash.h"
+#include "base/sha256.h"
 #include "error/error.h"
 #include "trace/non_finite.h"
 

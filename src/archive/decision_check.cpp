@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "archive/document_rows.h"
+#include "archive/sqlite_statement.h"
 
 namespace kh::archive {
 namespace {
@@ -139,6 +140,17 @@ std::vector<std::string> decision_problems(const Database& db, RowId decision_id
   }
   walk(db, decision_id, evidence, out);
   check_promotion(decision_id, evidence, out);
+  return out;
+}
+
+std::vector<std::string> loop_decision_problems(const Database& db, std::string_view loop_id) {
+  Statement s = db.prepare("SELECT id, evidence_json FROM decisions WHERE loop_id = ? ORDER BY id");
+  s.bind(1, loop_id);
+  std::vector<std::string> out;
+  while (s.step()) {
+    const auto evidence = nlohmann::ordered_json::parse(s.column_text(1), nullptr, false);
+    for (std::string& p : decision_problems(db, s.column_int(0), evidence)) out.push_back(std::move(p));
+  }
   return out;
 }
 

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "archive/index_rows.h"
@@ -18,5 +19,7 @@ namespace kh::archive {
 // One sentence per disagreement, naming the decision (by id) and the run.
 [[nodiscard]] std::vector<std::string> decision_problems(const Database& db, RowId decision_id,
                                                          const nlohmann::ordered_json& evidence);
+// decision_problems() for every decision of one loop, oldest first.
+[[nodiscard]] std::vector<std::string> loop_decision_problems(const Database& db, std::string_view loop_id);
 
 }  // namespace kh::archive

@@ -4,7 +4,7 @@
 #include <variant>
 
 #include "archive/canonical_json.h"
-#include "build/content_hash.h"
+#include "base/sha256.h"
 #include "trace/json_io.h"
 #include "trace/json_text.h"
 

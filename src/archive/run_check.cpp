@@ -8,8 +8,8 @@
 
 #include "archive/document_rows.h"
 #include "archive/run_seal.h"
-#include "build/content_hash.h"
-#include "eval/timing/sample_statistics.h"
+#include "base/sha256.h"
+#include "timing/sample_statistics.h"
 #include "trace/json_text.h"
 
 namespace kh::archive {

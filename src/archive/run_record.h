@@ -12,7 +12,7 @@
 
 namespace kh::archive {
 
-// Who made a candidate and why (SYSTEM.md 2.7).
+// Who made a candidate and why (docs/archive.md, lineage).
 struct Lineage {
   std::string parent;  // content id of the parent solution, already in the archive; "" for none
   std::string agent;   // e.g. "tuner", "claude-code"

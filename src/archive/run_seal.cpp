@@ -1,6 +1,6 @@
 #include "archive/run_seal.h"
 
-#include "build/content_hash.h"
+#include "base/sha256.h"
 #include "error/error.h"
 
 namespace kh::archive {

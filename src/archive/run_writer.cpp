@@ -3,6 +3,7 @@
 #include "archive/document_rows.h"
 #include "archive/index_writer.h"
 #include "archive/run_seal.h"
+#include "archive/solution_lookup.h"
 #include "archive/write_transaction.h"
 
 namespace kh::archive {
@@ -206,11 +207,7 @@ WrittenRun insert(Database& db, const StagedRun& s) {
 void resolve_parent(Archive& archive, Lineage& lineage) {
   if (lineage.parent.empty() || IndexWriter(archive.db()).find_solution(lineage.parent)) return;
   // A person types the first characters of a content id, as with git.
-  Statement s =
-      archive.db().prepare("SELECT content_id FROM solutions WHERE substr(content_id, 1, ?) = ? LIMIT 2");
-  s.bind(1, static_cast<std::int64_t>(lineage.parent.size())).bind(2, lineage.parent);
-  std::vector<std::string> matches;
-  while (s.step()) matches.push_back(s.column_text(0));
+  const std::vector<std::string> matches = content_ids_starting_with(archive, lineage.parent, 2);
   if (matches.size() != 1) {
     throw Error(
         Location{"", 0, "lineage.parent"},

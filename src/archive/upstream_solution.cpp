@@ -1,7 +1,7 @@
 #include "archive/upstream_solution.h"
 
-#include "build/abi_header_text.h"
-#include "build/tvm_ffi_adapter.h"
+#include "compile/abi_header_text.h"
+#include "compile/tvm_ffi_adapter.h"
 #include "error/error.h"
 #include "eval/solution_build.h"
 #include "trace/json_io.h"

@@ -3,7 +3,7 @@
 // flashinfer-bench builds cpp and cuda solutions with tvm-ffi (or as torch extensions)
 // and its model requires an author, a target hardware and non-empty sources. A solution
 // with kharness's own binding is converted: its entry file is renamed `<file>.inc`, a
-// generated adapter (build/tvm_ffi_adapter.h) exports the entry under its own name through
+// generated adapter (compile/tvm_ffi_adapter.h) exports the entry under its own name through
 // tvm-ffi, and the kharness headers it includes travel with it as sources, so the result
 // builds and runs under flashinfer-bench as it is (and under kharness, binding tvm-ffi).
 #pragma once

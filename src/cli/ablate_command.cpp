@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/agent_choice.h"
+#include "cli/guarded_run.h"
 #include "cli/loop_options.h"
 #include "cli/loop_summary_text.h"
 #include "error/error.h"
@@ -142,14 +143,7 @@ void register_ablate(CLI::App& app, int& exit_code) {
                   "Head-to-head passes of the start and the arms' bests at the end (2; 0: none)")
       ->check(CLI::Range(0, 10));
   cmd->add_flag("--json", a->json, "Print the summary as JSON");
-  cmd->callback([a, &exit_code] {
-    try {
-      exit_code = run_ablate_command(*a);
-    } catch (const Error& e) {
-      fmt::print(stderr, "error: {}\n", e.what());
-      exit_code = 2;
-    }
-  });
+  cmd->callback([a, &exit_code] { guarded_run(exit_code, [&] { return run_ablate_command(*a); }); });
 }
 
 }  // namespace kh::cli

@@ -18,6 +18,7 @@
 #include "cli/backend_choice.h"
 #include "cli/eval_table.h"
 #include "cli/executor_options.h"
+#include "cli/guarded_run.h"
 #include "cli/invocation.h"
 #include "cli/sandbox_option.h"
 #include "cli/workload_source.h"
@@ -28,6 +29,7 @@
 #include "eval/operator_library.h"
 #include "eval/python/python_solution.h"
 #include "eval/trace_record.h"
+#include "eval/worker_entry.h"
 #include "scale/eval_task.h"
 #include "trace/json_io.h"
 #include "trace/trace_set.h"
@@ -351,18 +353,13 @@ void register_eval(CLI::App& app, int& exit_code) {
       exit_code = 2;
       return;
     }
-    try {
-      exit_code = run_eval(*args);
-    } catch (const Error& e) {
-      fmt::print(stderr, "error: {}\n", e.what());
-      exit_code = 2;
-    }
+    guarded_run(exit_code, [&] { return run_eval(*args); });
   });
 }
 
 void register_worker(CLI::App& app, int& exit_code) {
   auto backend = std::make_shared<std::string>("cpu");
-  CLI::App* cmd = app.add_subcommand("__worker", "Measurement worker (started by eval)");
+  CLI::App* cmd = app.add_subcommand(kWorkerSubcommand, "Measurement worker (started by eval)");
   cmd->group("");  // hidden from --help
   cmd->add_option("--backend", *backend, "cuda or cpu");
   cmd->callback([backend, &exit_code] { exit_code = run_measurement_worker(*backend); });

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/agent_choice.h"
+#include "cli/guarded_run.h"
 #include "cli/loop_options.h"
 #include "cli/loop_summary_text.h"
 #include "control/optimize_loop.h"
@@ -64,14 +65,7 @@ void register_optimize(CLI::App& app, int& exit_code) {
   cmd->add_option("--loop", a->loop_id, "Loop id (default: <definition>-<start's content id>)");
   cmd->add_flag("--ask", a->ask, "On a stall or plateau, ask on stdin for a directive");
   cmd->add_flag("--json", a->json, "Print the summary as JSON");
-  cmd->callback([a, &exit_code] {
-    try {
-      exit_code = run_optimize_command(*a);
-    } catch (const Error& e) {
-      fmt::print(stderr, "error: {}\n", e.what());
-      exit_code = 2;
-    }
-  });
+  cmd->callback([a, &exit_code] { guarded_run(exit_code, [&] { return run_optimize_command(*a); }); });
 }
 
 }  // namespace kh::cli

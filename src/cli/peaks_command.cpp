@@ -6,8 +6,9 @@
 #include <memory>
 #include <string>
 
-#include "build/build_cache.h"
 #include "cli/backend_choice.h"
+#include "cli/guarded_run.h"
+#include "compile/build_cache.h"
 #include "error/error.h"
 #include "eval/device_peaks_json.h"
 #include "eval/measurement_client.h"
@@ -30,8 +31,13 @@ int run_peaks(const PeaksArgs& a) {
   DevicePeaks p;
   nlohmann::ordered_json device;
   {
-    MeasurementClient worker(
-        WorkerConfig{self_executable(), backend, scratch, std::chrono::minutes(5), false});
+    WorkerConfig config;
+    config.executable = self_executable();
+    config.backend = backend;
+    config.work_dir = scratch;
+    config.timeout = std::chrono::minutes(5);
+    config.candidate = false;  // the peaks kernels are kharness's own
+    MeasurementClient worker(config);
     device = worker.device();
     p = cached_device_peaks(worker, BuildCache::default_dir(), a.refresh);
   }
@@ -60,14 +66,7 @@ void register_peaks(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   cmd->add_flag("--json", args->json, "Print the device and its peaks as JSON");
   cmd->add_flag("--refresh", args->refresh, "Measure again even when cached");
-  cmd->callback([args, &exit_code] {
-    try {
-      exit_code = run_peaks(*args);
-    } catch (const Error& e) {
-      fmt::print(stderr, "error: {}\n", e.what());
-      exit_code = 2;
-    }
-  });
+  cmd->callback([args, &exit_code] { guarded_run(exit_code, [&] { return run_peaks(*args); }); });
 }
 
 }  // namespace kh::cli

@@ -13,6 +13,7 @@
 #include "archive/utc_time.h"
 #include "cli/backend_choice.h"
 #include "cli/executor_options.h"
+#include "cli/guarded_run.h"
 #include "cli/profile_archive.h"
 #include "cli/sandbox_option.h"
 #include "cli/workload_source.h"
@@ -157,12 +158,7 @@ void register_profile(CLI::App& app, int& exit_code) {
       exit_code = 2;
       return;
     }
-    try {
-      exit_code = run(*args);
-    } catch (const Error& e) {
-      fmt::print(stderr, "error: {}\n", e.what());
-      exit_code = 2;
-    }
+    guarded_run(exit_code, [&] { return run(*args); });
   });
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/guarded_run.h"
 #include "error/error.h"
 #include "report/ablation_report.h"
 #include "report/archive_reader.h"
@@ -165,14 +166,7 @@ void register_report(CLI::App& app, int& exit_code) {
       "--ablation", args->ablation,
       "The comparison report of this ablation (kharness ablate): arms, budgets, head to head, plots");
   cmd->add_option("--top", args->top, "Leaderboard rows in markdown (20)")->check(CLI::PositiveNumber);
-  cmd->callback([args, &exit_code] {
-    try {
-      exit_code = run_report(*args);
-    } catch (const Error& e) {
-      fmt::print(stderr, "error: {}\n", e.what());
-      exit_code = 1;
-    }
-  });
+  cmd->callback([args, &exit_code] { guarded_run(exit_code, [&] { return run_report(*args); }); });
 }
 
 }  // namespace kh::cli

@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "cli/guarded_run.h"
 #include "error/error.h"
 #include "report/dashboard/dashboard.h"
 #include "report/dashboard/server.h"
@@ -84,14 +85,7 @@ void register_serve(CLI::App& app, int& exit_code) {
                   "Open connections one client address may hold; its oldest waiting one makes room for a "
                   "new one (256)")
       ->check(CLI::Range(1, 65536));
-  cmd->callback([args, &exit_code] {
-    try {
-      exit_code = run_serve(*args);
-    } catch (const Error& e) {
-      fmt::print(stderr, "error: {}\n", e.what());
-      exit_code = 1;
-    }
-  });
+  cmd->callback([args, &exit_code] { guarded_run(exit_code, [&] { return run_serve(*args); }); });
 }
 
 }  // namespace kh::cli

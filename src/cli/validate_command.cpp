@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/guarded_run.h"
 #include "trace/trace_set.h"
 #include "trace/validate_set.h"
 
@@ -82,15 +83,7 @@ void register_validate(CLI::App& app, int& exit_code) {
   cmd->add_option("paths", args->paths, "files or trace-set folders")->required()->check(CLI::ExistingPath);
   cmd->add_flag("--json", args->json, "print one JSON object {counts, errors, warnings, ok}");
   cmd->add_flag("--strict", args->strict, "treat missing safetensors blobs as errors");
-  cmd->callback([args, &exit_code] {
-    try {
-      exit_code = run_validate(*args);
-    } catch (const Error& e) {
-      // Only a path that vanished after argument checking gets here: still a usage error.
-      fmt::print(stderr, "error: {}\n", e.what());
-      exit_code = 2;
-    }
-  });
+  cmd->callback([args, &exit_code] { guarded_run(exit_code, [&] { return run_validate(*args); }); });
 }
 
 }  // namespace kh::cli

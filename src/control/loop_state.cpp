@@ -7,6 +7,8 @@
 #include "archive/canonical_json.h"
 #include "archive/decision_check.h"
 #include "archive/schema_check.h"
+#include "archive/solution_lookup.h"
+#include "archive/step_runs.h"
 #include "archive/utc_time.h"
 #include "control/step_marks.h"
 #include "control/step_runner.h"
@@ -60,14 +62,8 @@ void refuse_forged_history(archive::Archive& archive, const std::string& loop_id
     if (o.type == "trigger" || o.type == "view" || o.problem != "not made by kharness")
       problems.push_back(fmt::format("{} {} is {}", o.type, o.name, o.problem));
   }
-  archive::Statement s =
-      archive.db().prepare("SELECT id, evidence_json FROM decisions WHERE loop_id = ? ORDER BY id");
-  s.bind(1, loop_id);
-  while (s.step()) {
-    const auto evidence = nlohmann::ordered_json::parse(s.column_text(1), nullptr, false);
-    for (std::string& p : archive::decision_problems(archive.db(), s.column_int(0), evidence))
-      problems.push_back(std::move(p));
-  }
+  for (std::string& p : archive::loop_decision_problems(archive.db(), loop_id))
+    problems.push_back(std::move(p));
   if (problems.empty()) return;
   throw Error(Location{archive.dir().string(), 0, "decisions"},
               fmt::format("loop {} cannot resume: its archive was edited behind kharness's back ({}{}); "
@@ -85,21 +81,16 @@ std::string loop_id_of(const LoopConfig& config) {
 }
 
 std::string archived_solution_text(archive::Archive& archive, std::string_view content_id) {
-  archive::Statement s = archive.db().prepare("SELECT json_blob FROM solutions WHERE content_id = ?");
-  s.bind(1, content_id);
-  if (!s.step()) {
+  std::optional<std::string> json = archive::solution_json(archive, content_id);
+  if (!json) {
     throw Error(Location{archive.dir().string(), 0, "solutions"},
                 fmt::format("solution {} is not in the archive", content_id));
   }
-  return archive.blobs().read(s.column_text(0));
+  return std::move(*json);
 }
 
 std::string resolve_content_id(archive::Archive& archive, std::string_view prefix, std::string_view field) {
-  archive::Statement s =
-      archive.db().prepare("SELECT content_id FROM solutions WHERE substr(content_id, 1, ?) = ? LIMIT 2");
-  s.bind(1, static_cast<std::int64_t>(prefix.size())).bind(2, prefix);
-  std::vector<std::string> found;
-  while (s.step()) found.push_back(s.column_text(0));
+  const std::vector<std::string> found = archive::content_ids_starting_with(archive, prefix, 2);
   if (prefix.empty() || found.empty()) {
     throw Error(Location{archive.dir().string(), 0, std::string(field)},
                 fmt::format("no archived solution's content id starts with '{}'", prefix));
@@ -119,7 +110,7 @@ LoopState open_loop(archive::Archive& archive, const LoopConfig& config) {
   st.start = Retained{config.start, config.start_text, archive::canonical_hash(config.start_text)};
   st.best = st.start;
   StepMarks marks(archive, st.loop_id);
-  marks.settle([&](const std::string& key) { return find_step_run(archive, key).has_value(); });
+  marks.settle([&](const std::string& key) { return archive::find_step_run(archive, key).has_value(); });
   st.banned = marks.banned();
   st.banned.erase(st.start.content_id);  // the person's own start is never banned (step_runner.h)
   refuse_forged_history(archive, st.loop_id);

@@ -1,4 +1,4 @@
-// The promotion rule (SYSTEM.md section 3). A contender replaces the retained best only
+// The promotion rule (docs/controller.md). A contender replaces the retained best only
 // when all of these hold:
 //   1. paired: the retained best was measured again in this round, `repeats` times, and
 //      passed N/N each time (a best that no longer passes cannot be compared with);

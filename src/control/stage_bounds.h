@@ -1,4 +1,4 @@
-// The bounds of a round's two stages (SYSTEM.md section 3, "Bounded decisions"):
+// The bounds of a round's two stages (docs/controller.md):
 //   explore: 3 to 8 candidates across at least 3 technique families;
 //   exploit: the best 1 to 3.
 // The controller asks an agent for at most `max_candidates` and keeps, from what comes

@@ -10,7 +10,9 @@
 #include "archive/canonical_json.h"
 #include "archive/evaluation_record.h"
 #include "archive/run_check.h"
+#include "archive/run_traces.h"
 #include "archive/run_writer.h"
+#include "archive/step_runs.h"
 #include "archive/utc_time.h"
 #include "base/jail/isolation_probe.h"
 #include "base/jail/sandbox_mode.h"
@@ -29,11 +31,6 @@ namespace {
 bool candidates_contained() {
   const SandboxMode mode = sandbox_mode();
   return (mode == SandboxMode::best || mode == SandboxMode::strict) && machine_support().namespaces;
-}
-
-// The key is the last element of the run's command line: `..., "--step", "<key>"]`.
-std::string command_line_suffix(std::string_view key) {
-  return nlohmann::json::array({"--step", std::string(key)}).dump().substr(1);
 }
 
 // Run-to-run spread of one workload's latency, relative: official, the spread of the
@@ -81,52 +78,16 @@ std::string step_key(std::string_view loop_id, std::int64_t round, std::string_v
   return fmt::format("{}/r{}/{}/{}", loop_id, round, phase, content_id.substr(0, 16));
 }
 
-std::optional<archive::RowId> find_step_run(archive::Archive& archive, std::string_view key) {
-  const std::string suffix = command_line_suffix(key);
-  archive::Statement s = archive.db().prepare(
-      "SELECT id FROM runs WHERE origin = 'controller' AND substr(command_line_json, -length(?1)) = ?1 "
-      "ORDER BY id LIMIT 1");
-  s.bind(1, suffix);
-  if (!s.step()) return std::nullopt;
-  return s.column_int(0);
-}
-
-std::vector<archive::RowId> find_step_runs(archive::Archive& archive, std::string_view key) {
-  const std::string suffix = command_line_suffix(key);
-  archive::Statement s = archive.db().prepare(
-      "SELECT id FROM runs WHERE origin = 'controller' AND substr(command_line_json, -length(?1)) = ?1 "
-      "ORDER BY id");
-  s.bind(1, suffix);
-  std::vector<archive::RowId> out;
-  while (s.step()) out.push_back(s.column_int(0));
-  return out;
-}
-
-std::int64_t count_step_runs(archive::Archive& archive, std::string_view loop_id) {
-  // Keys start with the loop id and a slash: `"--step","<loop>/r`.
-  const std::string prefix = nlohmann::json(std::string(loop_id) + "/r").dump();
-  archive::Statement s = archive.db().prepare(
-      "SELECT count(*) FROM runs WHERE origin = 'controller' AND instr(command_line_json, ?1) > 0");
-  s.bind(1, "\"--step\"," + prefix.substr(0, prefix.size() - 1));
-  s.step();
-  return s.column_int(0);
-}
-
 Sweep read_sweep(archive::Archive& archive, archive::RowId run_id) {
   Sweep sweep;
   sweep.run_id = run_id;
-  archive::Statement p = archive.db().prepare("SELECT protocol FROM runs WHERE id = ?");
-  p.bind(1, run_id);
-  if (p.step()) sweep.protocol = p.column_text(0);
-  archive::Statement s = archive.db().prepare(
-      "SELECT workload_uuid, status, latency_ms, line FROM traces WHERE run_id = ? ORDER BY id");
-  s.bind(1, run_id);
-  while (s.step()) {
+  sweep.protocol = archive::run_protocol(archive, run_id);
+  for (archive::RunTraceRow& row : archive::run_trace_rows(archive, run_id)) {
     SweepWorkload w;
-    w.uuid = s.column_text(0);
-    w.status = s.column_text(1);
-    if (w.status == "PASSED") w.latency_ms = s.column_optional_double(2);
-    const nlohmann::json line = nlohmann::json::parse(s.column_text(3), nullptr, false);
+    w.uuid = std::move(row.workload_uuid);
+    w.status = std::move(row.status);
+    if (w.status == "PASSED") w.latency_ms = row.latency_ms;
+    const nlohmann::json line = nlohmann::json::parse(row.line, nullptr, false);
     if (line.is_object() && line.contains("evaluation") && line["evaluation"].is_object()) {
       const nlohmann::json ours = line["evaluation"].value("kharness", nlohmann::json::object());
       if (ours.contains("latency")) w.noise = workload_noise(ours["latency"]);
@@ -261,7 +222,7 @@ std::vector<StepRunner::FreshStep> StepRunner::measure(const std::vector<StepReq
 }
 
 std::optional<archive::RowId> StepRunner::verified_step_run(const std::string& key) {
-  for (const archive::RowId id : find_step_runs(archive_, key)) {
+  for (const archive::RowId id : archive::find_step_runs(archive_, key)) {
     const std::vector<std::string> problems = archive::run_problems(archive_.db(), id);
     if (problems.empty()) return id;
     tampered_.push_back(fmt::format("step {}: run {} was edited after it was recorded ({}); measured again",
@@ -284,7 +245,7 @@ Sweep StepRunner::record(const StepRequest& r, const std::string& key, const Eva
   context.lineage = r.lineage;
   context.origin = "controller";
   context.command_line = command_line_;
-  context.command_line.insert(context.command_line.end(), {"--step", key});
+  archive::append_step_key(context.command_line, key);
   context.finished_at = archive::utc_now();
   const archive::WrittenRun written =
       archive::write_run(archive_, archive::evaluation_record(target, result, options, traces, context));

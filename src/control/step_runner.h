@@ -135,13 +135,7 @@ class StepRunner {
 
 [[nodiscard]] std::string step_key(std::string_view loop_id, std::int64_t round, std::string_view phase,
                                    std::string_view content_id);
-// The run recorded for a step, if any (the first, when it was measured again).
-[[nodiscard]] std::optional<archive::RowId> find_step_run(archive::Archive& archive, std::string_view key);
-// Every run recorded for a step, oldest first.
-[[nodiscard]] std::vector<archive::RowId> find_step_runs(archive::Archive& archive, std::string_view key);
 // The run's traces as a sweep, in evaluation order. Throws kh::Error when the run has none.
 [[nodiscard]] Sweep read_sweep(archive::Archive& archive, archive::RowId run_id);
-// How many runs this loop recorded (every step of every round).
-[[nodiscard]] std::int64_t count_step_runs(archive::Archive& archive, std::string_view loop_id);
 
 }  // namespace kh::control

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "device/device_peaks.h"
-#include "tensor/detail/fill_steps.h"
+#include "tensor/portable/fill_steps.h"
 
 namespace kh {
 
@@ -76,7 +76,7 @@ class Backend {
 
   // Input generation where the kernels read the inputs (eval/input_generator.h). A fill
   // applies its rule (tensor/random_fill.h) to `numel` elements at `data` with the same
-  // per-element steps as the host (tensor/detail/fill_steps.h), so the bytes equal the
+  // per-element steps as the host (tensor/portable/fill_steps.h), so the bytes equal the
   // host twin's. On CUDA the fills are queued on harness_stream() and synchronize() waits
   // for them; the default, for host memory, fills in place before it returns.
   struct RandomFill {

@@ -9,9 +9,9 @@
 #include "device/host_peaks.h"
 #include "device/host_topology.h"
 #include "error/error.h"
-#include "eval/timing/steady_clock_timer.h"
 #include "tensor/chunked_hash.h"
 #include "tensor/page_populate.h"
+#include "timing/steady_clock_timer.h"
 
 namespace kh {
 

@@ -6,9 +6,9 @@
 
 #include <memory>
 
+#include "base/cuda_call.h"
 #include "device/cuda_event_median.h"
 #include "device/cuda_peaks.h"
-#include "eval/timing/detail/cuda_call.h"
 
 namespace kh::detail {
 

@@ -6,17 +6,17 @@
 #include <cstdint>
 #include <span>
 
+#include "base/cuda_call.h"
 #include "device/cuda_chunked_hash.h"
 #include "device/cuda_device_list.h"
 #include "device/cuda_peaks.h"
 #include "device/cuda_random_fill.h"
 #include "error/error.h"
-#include "eval/timing/cupti_span_timer.h"
-#include "eval/timing/detail/cuda_call.h"
-#include "eval/timing/event_timer.h"
 #include "tensor/chunked_hash.h"
 #include "tensor/dtype.h"
 #include "tensor/standard_normal.h"
+#include "timing/cupti_span_timer.h"
+#include "timing/event_timer.h"
 
 namespace kh {
 

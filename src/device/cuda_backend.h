@@ -14,8 +14,8 @@
 #include "device/backend.h"
 #include "device/cuda_resident_tables.h"
 #include "device/cuda_stream.h"
-#include "eval/timing/clock_monitor.h"
-#include "eval/timing/l2_flush.h"
+#include "timing/clock_monitor.h"
+#include "timing/l2_flush.h"
 
 namespace kh {
 

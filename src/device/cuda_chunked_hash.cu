@@ -1,9 +1,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/cuda_call.h"
 #include "device/cuda_chunked_hash.h"
-#include "eval/timing/detail/cuda_call.h"
-#include "tensor/detail/chunked_hash_steps.h"
+#include "tensor/portable/chunked_hash_steps.h"
 
 namespace kh {
 

@@ -4,9 +4,9 @@
 
 #include <array>
 
+#include "base/cuda_call.h"
 #include "device/device_lane.h"
 #include "error/error.h"
-#include "eval/timing/detail/cuda_call.h"
 
 namespace kh {
 

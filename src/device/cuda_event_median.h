@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "eval/timing/detail/cuda_call.h"
+#include "base/cuda_call.h"
 
 namespace kh::detail {
 

@@ -2,9 +2,9 @@
 
 #include <cstdint>
 
+#include "base/cuda_call.h"
 #include "device/cuda_event_median.h"
 #include "device/cuda_peaks.h"
-#include "eval/timing/detail/cuda_call.h"
 
 namespace kh {
 

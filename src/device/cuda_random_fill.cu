@@ -1,8 +1,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/cuda_call.h"
 #include "device/cuda_random_fill.h"
-#include "eval/timing/detail/cuda_call.h"
 
 namespace kh {
 

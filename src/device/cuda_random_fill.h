@@ -1,5 +1,5 @@
 // The device half of tensor/random_fill.h: one kernel per dtype stores
-// generate_element<dtype>(rule, tables, i) at every element i (tensor/detail/fill_steps.h),
+// generate_element<dtype>(rule, tables, i) at every element i (tensor/portable/fill_steps.h),
 // the function the host fill calls, so a tensor filled here equals its host twin.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tensor/detail/fill_steps.h"
+#include "tensor/portable/fill_steps.h"
 
 namespace kh {
 

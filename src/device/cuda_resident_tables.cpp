@@ -1,7 +1,7 @@
 #include "device/cuda_resident_tables.h"
 
+#include "base/cuda_call.h"
 #include "error/error.h"
-#include "eval/timing/detail/cuda_call.h"
 
 namespace kh {
 

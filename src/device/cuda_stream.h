@@ -7,7 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "eval/timing/detail/cuda_call.h"
+#include "base/cuda_call.h"
 
 namespace kh {
 

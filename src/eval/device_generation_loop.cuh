@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "eval/timing/detail/cuda_call.h"
+#include "base/cuda_call.h"
 
 namespace kh {
 

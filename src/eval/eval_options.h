@@ -13,7 +13,7 @@
 
 #include "device/device_lane.h"
 #include "eval/check/value_comparison.h"
-#include "eval/timing/stop_criterion.h"
+#include "timing/stop_criterion.h"
 
 namespace kh {
 

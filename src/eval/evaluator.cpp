@@ -8,9 +8,9 @@
 #include <mutex>
 #include <span>
 
-#include "build/build_cache.h"
-#include "build/include_dir.h"
-#include "build/toolchain.h"
+#include "compile/build_cache.h"
+#include "compile/include_dir.h"
+#include "compile/toolchain.h"
 #include "error/error.h"
 #include "eval/lane_pool.h"
 #include "eval/lane_workers.h"

@@ -1,5 +1,5 @@
 // The harness's front door: build, isolate, check and time one solution on a set of
-// workloads, against the definition's reference. SYSTEM.md section 2.
+// workloads, against the definition's reference. docs/evaluation.md.
 #pragma once
 
 #include <filesystem>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "build/build_request.h"
+#include "compile/build_request.h"
 #include "eval/check/value_comparison.h"
 #include "eval/eval_options.h"
 #include "eval/workload_result.h"

@@ -2,7 +2,7 @@
 // and the few things a generator needs there. An operator's generator (its folder's
 // harness/, see eval/input_generator.h) asks on_device() and either launches its
 // kernels on stream() or runs its host twin over the same memory; both compute every
-// byte with the same portable steps (tensor/detail/portable.h), so they agree.
+// byte with the same portable steps (tensor/portable/portable.h), so they agree.
 #pragma once
 
 #include <cstddef>

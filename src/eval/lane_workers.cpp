@@ -5,7 +5,7 @@
 #include <set>
 #include <variant>
 
-#include "build/build_cache.h"
+#include "compile/build_cache.h"
 #include "error/error.h"
 #include "eval/check/output_checker.h"
 #include "eval/device_peaks_json.h"

@@ -10,6 +10,7 @@
 #include "eval/input_generator.h"
 #include "eval/kernel.h"
 #include "eval/measurement_protocol.h"
+#include "eval/worker_entry.h"
 #include "eval/worker_payload.h"
 #include "trace/json_io.h"
 
@@ -47,7 +48,7 @@ JailSpec worker_jail(const WorkerConfig& c) {
   JailSpec jail;
   jail.read_only = {c.executable, library_dir(c)};
   // tvm-ffi solutions link libtvm_ffi.so by rpath: from beside the executable, or where
-  // KHARNESS_TVM_FFI_ROOT says (build/tvm_ffi_runtime.h).
+  // KHARNESS_TVM_FFI_ROOT says (compile/tvm_ffi_runtime.h).
   jail.read_only.push_back(c.executable.parent_path() / "tvm-ffi");
   if (const char* root = std::getenv("KHARNESS_TVM_FFI_ROOT"); root != nullptr && *root != '\0')
     jail.read_only.emplace_back(root);
@@ -60,7 +61,7 @@ JailSpec worker_jail(const WorkerConfig& c) {
 
 SpawnOptions spawn_options(const WorkerConfig& c) {
   SpawnOptions o;
-  o.argv = {c.executable.string(), "__worker", "--backend", c.backend};
+  o.argv = {c.executable.string(), kWorkerSubcommand, "--backend", c.backend};
   o.work_dir = c.work_dir;
   o.limits.open_files = 1024;
   o.limits.file_size_bytes = std::uint64_t{1} << 30;  // logs and scratch files

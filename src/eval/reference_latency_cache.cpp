@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "build/content_hash.h"
-#include "eval/timing/sample_statistics.h"
+#include "base/sha256.h"
+#include "timing/sample_statistics.h"
 
 namespace kh {
 

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include "build/build_queue.h"
-#include "build/include_dir.h"
-#include "build/toolchain.h"
-#include "build/tvm_ffi_runtime.h"
+#include "compile/build_queue.h"
+#include "compile/include_dir.h"
+#include "compile/toolchain.h"
+#include "compile/tvm_ffi_runtime.h"
 #include "error/error.h"
 #include "eval/python/python_solution.h"
 #include "worker/self_executable.h"

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "build/build_cache.h"
-#include "build/build_request.h"
+#include "compile/build_cache.h"
+#include "compile/build_request.h"
 #include "eval/eval_options.h"
 #include "trace/definition.h"
 #include "trace/solution.h"

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "trace/constraint.h"
-#include "trace/expr/evaluator.h"
+#include "trace/expr/expression_evaluator.h"
 
 namespace kh {
 

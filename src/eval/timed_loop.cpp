@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "error/error.h"
-#include "eval/timing/iteration_timer.h"
+#include "timing/iteration_timer.h"
 
 namespace kh {
 

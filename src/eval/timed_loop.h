@@ -1,4 +1,4 @@
-// The worker's timed loop: the measurement of SYSTEM.md 2.5, on one workload.
+// The worker's timed loop: the measurement of docs/timing.md, on one workload.
 //
 // Every iteration: poison this iteration's output slot, flush the cache, then time
 // the call with the primary timer (CUPTI all-stream span, or steady clock on the CPU)
@@ -18,7 +18,7 @@
 #include "eval/device_tensors.h"
 #include "eval/kernel.h"
 #include "eval/thread_activity_probe.h"
-#include "eval/timing/stop_criterion.h"
+#include "timing/stop_criterion.h"
 
 namespace kh {
 

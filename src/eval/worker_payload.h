@@ -10,8 +10,8 @@
 
 #include "eval/thread_activity_probe.h"
 #include "eval/timed_loop.h"
-#include "eval/timing/stop_criterion.h"
 #include "tensor/host_tensor.h"
+#include "timing/stop_criterion.h"
 #include "trace/definition.h"
 #include "worker/message.h"
 

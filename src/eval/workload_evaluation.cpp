@@ -11,10 +11,10 @@
 
 #include "error/error.h"
 #include "eval/input_generator.h"
-#include "eval/timing/sample_statistics.h"
 #include "eval/worker_payload.h"
 #include "eval/workload_shapes.h"
 #include "tensor/chunked_hash.h"
+#include "timing/sample_statistics.h"
 #include "trace/json_io.h"
 
 namespace kh {

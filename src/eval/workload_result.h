@@ -10,7 +10,7 @@
 
 #include "eval/check/output_checker.h"
 #include "eval/speed_of_light.h"
-#include "eval/timing/sample_statistics.h"
+#include "timing/sample_statistics.h"
 #include "trace/trace.h"
 #include "trace/workload.h"
 

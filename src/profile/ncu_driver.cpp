@@ -5,9 +5,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/executable_lookup.h"
 #include "base/jail/sandbox_mode.h"
 #include "base/process_runner.h"
-#include "build/detail/compiler_lookup.h"
 #include "error/error.h"
 #include "eval/profiler_ranges.h"
 #include "profile/ncu_metrics.h"

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <memory>
 
+#include "base/executable_lookup.h"
 #include "base/process_runner.h"
-#include "build/detail/compiler_lookup.h"
 #include "error/error.h"
 
 namespace kh {

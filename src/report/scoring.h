@@ -1,4 +1,4 @@
-// The contest's scoring, on plain data (SYSTEM.md 6; FlashInfer AI Kernel Generation
+// The contest's scoring, on plain data (docs/reports.md; FlashInfer AI Kernel Generation
 // Contest): a candidate's score on a definition is the mean, over its workloads, of
 // speedup = baseline latency / candidate latency, and 0 when ANY workload did not pass
 // (a missing workload counts as failed). Beside it: win rate (share of workloads

@@ -4,8 +4,8 @@
 
 #include <charconv>
 
+#include "base/executable_lookup.h"
 #include "base/process_runner.h"
-#include "build/detail/compiler_lookup.h"
 #include "error/error.h"
 
 namespace kh::scale {

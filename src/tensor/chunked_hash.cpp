@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <array>
 
-#include "tensor/detail/chunked_hash_steps.h"
 #include "tensor/detail/little_endian.h"
+#include "tensor/portable/chunked_hash_steps.h"
 
 namespace kh {
 

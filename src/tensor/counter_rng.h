@@ -5,12 +5,12 @@
 // The construction is SplitMix64 evaluated at an arbitrary position: a Weyl sequence
 // key + n * golden-ratio, passed through a 64-bit finalizer. It passes BigCrush as a
 // sequential generator and costs two multiplies per 64 bits. The CUDA input generators
-// compile this same header for the device (tensor/detail/portable.h).
+// compile this same header for the device (tensor/portable/portable.h).
 #pragma once
 
 #include <cstdint>
 
-#include "tensor/detail/portable.h"
+#include "tensor/portable/portable.h"
 
 namespace kh {
 

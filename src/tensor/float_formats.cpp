@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "tensor/detail/float_encode_steps.h"
+#include "tensor/portable/float_encode_steps.h"
 
 namespace kh {
 

@@ -11,7 +11,7 @@
 #include <array>
 #include <cstdint>
 
-#include "tensor/detail/portable.h"
+#include "tensor/portable/portable.h"
 
 namespace kh {
 

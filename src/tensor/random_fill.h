@@ -19,8 +19,8 @@
 #include <cstdint>
 #include <span>
 
-#include "tensor/detail/fill_steps.h"
 #include "tensor/host_tensor.h"
+#include "tensor/portable/fill_steps.h"
 
 namespace kh {
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "tensor/detail/portable_math.h"
+#include "tensor/portable/portable_math.h"
 
 namespace kh {
 

@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "tensor/detail/normal_steps.h"
+#include "tensor/portable/normal_steps.h"
 
 namespace kh {
 

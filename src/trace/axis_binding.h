@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "trace/definition.h"
-#include "trace/expr/evaluator.h"
+#include "trace/expr/expression_evaluator.h"
 #include "trace/expr/tensor_access.h"
 #include "trace/workload.h"
 

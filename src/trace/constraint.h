@@ -9,7 +9,7 @@
 #include <string>
 
 #include "trace/expr/ast.h"
-#include "trace/expr/evaluator.h"
+#include "trace/expr/expression_evaluator.h"
 
 namespace kh {
 

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <string>
 
+#include "trace/detail/json_string_scan.h"
 #include "trace/non_finite.h"
 
 namespace kh {
@@ -32,22 +33,11 @@ TextPosition position_of(std::string_view text, std::size_t offset) {
 // strings do not count.
 std::size_t too_deep_at(std::string_view text) {
   std::size_t depth = 0;
-  bool in_string = false;
-  bool escaped = false;
+  detail::JsonStringScan scan;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-      continue;
-    }
-    if (c == '"')
-      in_string = true;
-    else if (c == '[' || c == '{') {
+    if (scan.in_string(c)) continue;
+    if (c == '[' || c == '{') {
       if (++depth > kMaxDepth) return i;
     } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;

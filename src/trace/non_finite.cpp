@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "trace/detail/json_string_scan.h"
+
 namespace kh {
 
 namespace {
@@ -48,23 +50,10 @@ std::string quote_non_finite_tokens(std::string_view text) {
   static constexpr std::array<std::string_view, 3> kTokens{"-Infinity", "Infinity", "NaN"};
   std::string out;
   out.reserve(text.size() + 16);
-  bool in_string = false;
-  bool escaped = false;
+  detail::JsonStringScan scan;
   for (std::size_t i = 0; i < text.size();) {
     const char c = text[i];
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-      out += c;
-      ++i;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
+    if (scan.in_string(c)) {
       out += c;
       ++i;
       continue;

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <set>
 
-#include "build/build_cache.h"
+#include "compile/build_cache.h"
 #include "error/error.h"
 #include "eval/operator_library.h"
 #include "eval/solution_build.h"

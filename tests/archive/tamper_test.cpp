@@ -8,7 +8,7 @@
 #include "archive/controller_log.h"
 #include "archive/run_writer.h"
 #include "archive_fixtures.h"
-#include "build/content_hash.h"
+#include "base/sha256.h"
 
 namespace kh::archive {
 namespace {

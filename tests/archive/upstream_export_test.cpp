@@ -12,7 +12,7 @@
 #include "archive/document_rows.h"
 #include "archive/upstream_solution.h"
 #include "archive/upstream_trace.h"
-#include "build/tvm_ffi_runtime.h"
+#include "compile/tvm_ffi_runtime.h"
 #include "eval/evaluator.h"
 #include "eval/operator_library.h"
 #include "trace/json_io.h"

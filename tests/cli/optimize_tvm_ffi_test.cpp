@@ -8,8 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "build/tvm_ffi_runtime.h"
 #include "cli/kharness_command.h"
+#include "compile/tvm_ffi_runtime.h"
 #include "support/temp_dir.h"
 #include "trace/json_io.h"
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "error/error.h"
-#include "eval/timing/iteration_timer.h"
 #include "tensor/chunked_hash.h"
+#include "timing/iteration_timer.h"
 
 namespace kh {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "eval/timing/clock_monitor.h"
 #include "gpu_required.h"
+#include "timing/clock_monitor.h"
 
 namespace kh {
 namespace {

@@ -17,17 +17,7 @@ const std::filesystem::path kSolutions =
 class ConsecutiveFailures : public test::EndToEndSuite {
  protected:
   EvalOptions options(const std::string& name) const {
-    EvalOptions o;
-    o.backend = "cpu";
-    o.correctness_trials = 1;
-    o.warmup = 1;
-    o.iterations = 2;
-    o.timing_trials = 1;
-    o.timeout = std::chrono::seconds(1);
-    o.worker_executable = KHARNESS_EXECUTABLE;
-    o.work_dir = *scratch_ / name;
-    o.cache_dir = *scratch_ / "cache";
-    return o;
+    return short_options("cpu", {1, 1, 2, 1, std::chrono::seconds(1)}, name);
   }
   static SolutionEvaluation run(const std::string& file, const EvalOptions& o) {
     return evaluate(test::gallery_solution(kSolutions, file, "cpp", {"rmsnorm_common.h"}), o);

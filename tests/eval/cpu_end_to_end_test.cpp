@@ -19,17 +19,7 @@ const std::filesystem::path kSolutions =
 class CpuEndToEnd : public test::EndToEndSuite {
  protected:
   EvalOptions options(const std::string& name) const {
-    EvalOptions o;
-    o.backend = "cpu";
-    o.correctness_trials = 2;
-    o.warmup = 2;
-    o.iterations = 10;
-    o.timing_trials = 2;
-    o.timeout = std::chrono::seconds(20);
-    o.worker_executable = KHARNESS_EXECUTABLE;
-    o.work_dir = *scratch_ / name;
-    o.cache_dir = *scratch_ / "cache";
-    return o;
+    return short_options("cpu", {2, 2, 10, 2, std::chrono::seconds(20)}, name);
   }
 
   static SolutionEvaluation run(const std::string& file, const EvalOptions& o) {

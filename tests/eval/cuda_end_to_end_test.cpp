@@ -28,21 +28,7 @@ class CudaEndToEnd : public test::EndToEndSuite {
  protected:
   void SetUp() override { KH_REQUIRE_GPU(); }
 
-  EvalOptions options(const std::string& name) const {
-    EvalOptions o;
-    o.backend = "cuda";
-    o.correctness_trials = 2;
-    o.warmup = 5;
-    o.iterations = 30;
-    o.timing_trials = 2;
-    o.timeout = std::chrono::seconds(60);
-    o.worker_executable = KHARNESS_EXECUTABLE;
-    o.work_dir = *scratch_ / name;
-    // Shared by every test process (ctest runs each test alone), so the reference and
-    // correct.cu are compiled once; the key covers sources, flags and toolchain.
-    o.cache_dir = std::filesystem::temp_directory_path() / "kharness-cuda-e2e-cache";
-    return o;
-  }
+  EvalOptions options(const std::string& name) const { return cuda_options(name, std::chrono::seconds(60)); }
 
   static SolutionEvaluation run(const std::string& file, const EvalOptions& o, std::size_t workloads = 0) {
     return evaluate(test::gallery_solution(kSolutions, file, "cuda", {"rmsnorm_common.cuh", "slow_path.cuh"}),

@@ -20,17 +20,8 @@ const std::filesystem::path kSolutions =
 class DeviceLanes : public test::EndToEndSuite {
  protected:
   static EvalOptions options(const std::string& name, std::size_t lanes) {
-    EvalOptions o;
-    o.backend = "cpu";
-    o.correctness_trials = 2;
-    o.warmup = 1;
-    o.iterations = 5;
-    o.timing_trials = 2;
-    o.timeout = std::chrono::seconds(20);
+    EvalOptions o = short_options("cpu", {2, 1, 5, 2, std::chrono::seconds(20)}, name);
     o.seed = 4242;
-    o.worker_executable = KHARNESS_EXECUTABLE;
-    o.work_dir = *scratch_ / name;
-    o.cache_dir = *scratch_ / "cache";
     for (std::size_t i = 0; i < lanes; ++i)
       o.lanes.push_back(DeviceLane{static_cast<int>(i), "cpu", "", "", "", {}});
     return o;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -86,6 +87,39 @@ class EndToEndSuite : public ::testing::Test {
                        *op->tolerance,
                        op->speed_of_light};
     return evaluate_solution(t, o);
+  }
+
+  // Options for a short protocol run by the built kharness worker, with `name`'s own
+  // scratch folder and the suite's build cache. The CUDA suites share one cache across
+  // test processes instead (cuda_options).
+  struct ShortProtocol {
+    int correctness_trials;
+    int warmup;
+    int iterations;
+    int timing_trials;
+    std::chrono::seconds timeout;
+  };
+  static EvalOptions short_options(const std::string& backend, const ShortProtocol& p,
+                                   const std::string& name) {
+    EvalOptions o;
+    o.backend = backend;
+    o.correctness_trials = p.correctness_trials;
+    o.warmup = p.warmup;
+    o.iterations = p.iterations;
+    o.timing_trials = p.timing_trials;
+    o.timeout = p.timeout;
+    o.worker_executable = KHARNESS_EXECUTABLE;
+    o.work_dir = *scratch_ / name;
+    o.cache_dir = *scratch_ / "cache";
+    return o;
+  }
+  // On CUDA: 2 correctness trials, 5 warm-up, 30 iterations, 2 timing trials. The build
+  // cache is shared by every test process (ctest runs each test alone), so the reference
+  // and the common solutions compile once; the key covers sources, flags and toolchain.
+  static EvalOptions cuda_options(const std::string& name, std::chrono::seconds timeout) {
+    EvalOptions o = short_options("cuda", {2, 5, 30, 2, timeout}, name);
+    o.cache_dir = std::filesystem::temp_directory_path() / "kharness-cuda-e2e-cache";
+    return o;
   }
 
   static inline OperatorLibrary* ops_ = nullptr;

@@ -44,17 +44,7 @@ class PythonCudaEndToEnd : public test::EndToEndSuite {
   }
 
   EvalOptions options(const std::string& name) const {
-    EvalOptions o;
-    o.backend = "cuda";
-    o.correctness_trials = 2;
-    o.warmup = 5;
-    o.iterations = 30;
-    o.timing_trials = 2;
-    o.timeout = std::chrono::seconds(120);  // the first Triton call compiles its kernel
-    o.worker_executable = KHARNESS_EXECUTABLE;
-    o.work_dir = *scratch_ / name;
-    o.cache_dir = std::filesystem::temp_directory_path() / "kharness-cuda-e2e-cache";
-    return o;
+    return cuda_options(name, std::chrono::seconds(120));  // the first Triton call compiles its kernel
   }
 
   SolutionEvaluation run(const std::string& file, bool dps = true) const {

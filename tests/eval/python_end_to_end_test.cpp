@@ -40,17 +40,8 @@ class PythonEndToEnd : public test::EndToEndSuite {
   void SetUp() override { KH_REQUIRE_TORCH(); }
 
   EvalOptions options(const std::string& name) const {
-    EvalOptions o;
-    o.backend = "cpu";
-    o.correctness_trials = 2;
-    o.warmup = 2;
-    o.iterations = 10;
-    o.timing_trials = 2;
-    o.timeout = std::chrono::seconds(60);  // importing torch takes seconds on a loaded machine
-    o.worker_executable = KHARNESS_EXECUTABLE;
-    o.work_dir = *scratch_ / name;
-    o.cache_dir = *scratch_ / "cache";
-    return o;
+    // 60 s a call: importing torch takes seconds on a loaded machine.
+    return short_options("cpu", {2, 2, 10, 2, std::chrono::seconds(60)}, name);
   }
 
   SolutionEvaluation run(const std::string& file, bool dps = false, std::size_t workloads = 0) const {

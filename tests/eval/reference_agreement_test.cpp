@@ -11,8 +11,8 @@
 #include <memory>
 #include <optional>
 
-#include "build/build_cache.h"
-#include "build/build_request.h"
+#include "compile/build_cache.h"
+#include "compile/build_request.h"
 #include "error/error.h"
 #include "eval/check/output_checker.h"
 #include "eval/evaluator.h"
@@ -38,8 +38,12 @@ struct ReferenceWorker {
 ReferenceWorker start_reference(const OperatorLibrary& ops, const OperatorEntry& op,
                                 const std::string& backend, const std::filesystem::path& scratch) {
   ReferenceWorker w;
-  w.client = std::make_unique<MeasurementClient>(
-      WorkerConfig{KHARNESS_EXECUTABLE, backend, scratch / backend, std::chrono::seconds(120)});
+  WorkerConfig config;
+  config.executable = KHARNESS_EXECUTABLE;
+  config.backend = backend;
+  config.work_dir = scratch / backend;
+  config.timeout = std::chrono::seconds(120);
+  w.client = std::make_unique<MeasurementClient>(config);
   BuildSettings settings;
   settings.backend = backend;
   settings.arch = arch_for_compute_capability(w.client->device().value("compute_capability", 0));

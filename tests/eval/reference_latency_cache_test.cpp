@@ -21,15 +21,7 @@ const std::filesystem::path kSolutions =
 class ReferenceLatencies : public test::EndToEndSuite {
  protected:
   EvalOptions options(const test::TempDir& cache, const std::string& name) const {
-    EvalOptions o;
-    o.backend = "cpu";
-    o.correctness_trials = 1;
-    o.warmup = 1;
-    o.iterations = 5;
-    o.timing_trials = 2;
-    o.timeout = std::chrono::seconds(20);
-    o.worker_executable = KHARNESS_EXECUTABLE;
-    o.work_dir = *scratch_ / name;
+    EvalOptions o = short_options("cpu", {1, 1, 5, 2, std::chrono::seconds(20)}, name);
     o.cache_dir = cache.path();
     return o;
   }

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "build/tvm_ffi_runtime.h"
+#include "compile/tvm_ffi_runtime.h"
 #include "end_to_end_fixture.h"
 #include "timing/gpu_required.h"
 
@@ -42,17 +42,7 @@ class TvmFfiCuda : public test::EndToEndSuite {
   }
 
   static EvalOptions options(const std::string& name) {
-    EvalOptions o;
-    o.backend = "cuda";
-    o.correctness_trials = 2;
-    o.warmup = 5;
-    o.iterations = 30;
-    o.timing_trials = 2;
-    o.timeout = std::chrono::seconds(120);
-    o.worker_executable = KHARNESS_EXECUTABLE;
-    o.work_dir = *scratch_ / name;
-    o.cache_dir = std::filesystem::temp_directory_path() / "kharness-cuda-e2e-cache";
-    return o;
+    return cuda_options(name, std::chrono::seconds(120));
   }
 
   static SolutionEvaluation run(const std::string& file, bool destination_passing = true) {

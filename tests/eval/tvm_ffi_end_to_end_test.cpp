@@ -9,7 +9,7 @@
 #include <chrono>
 #include <string>
 
-#include "build/tvm_ffi_runtime.h"
+#include "compile/tvm_ffi_runtime.h"
 #include "end_to_end_fixture.h"
 
 namespace kh {
@@ -31,17 +31,7 @@ class TvmFfiEndToEnd : public test::EndToEndSuite {
   }
 
   EvalOptions options(const std::string& name) const {
-    EvalOptions o;
-    o.backend = "cpu";
-    o.correctness_trials = 2;
-    o.warmup = 1;
-    o.iterations = 5;
-    o.timing_trials = 1;
-    o.timeout = std::chrono::seconds(60);
-    o.worker_executable = KHARNESS_EXECUTABLE;
-    o.work_dir = *scratch_ / name;
-    o.cache_dir = *scratch_ / "cache";
-    return o;
+    return short_options("cpu", {2, 1, 5, 1, std::chrono::seconds(60)}, name);
   }
 
   static Solution solution(const std::string& file, bool destination_passing = true) {

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "build/build_queue.h"
-#include "build/tvm_ffi_runtime.h"
+#include "compile/build_queue.h"
+#include "compile/tvm_ffi_runtime.h"
 #include "eval/solution_build.h"
 #include "trace/json_io.h"
 

@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "base/executable_lookup.h"
 #include "base/process_runner.h"
-#include "build/detail/compiler_lookup.h"
 #include "error/error.h"
 
 namespace kh {

@@ -9,7 +9,7 @@
 
 #include "perf_guard.h"
 #include "tensor/counter_rng.h"
-#include "tensor/detail/chunked_hash_steps.h"
+#include "tensor/portable/chunked_hash_steps.h"
 
 namespace kh {
 namespace {

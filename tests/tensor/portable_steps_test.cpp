@@ -8,9 +8,9 @@
 #include <cstring>
 #include <limits>
 
-#include "tensor/detail/fill_steps.h"
-#include "tensor/detail/portable_math.h"
 #include "tensor/float_formats.h"
+#include "tensor/portable/fill_steps.h"
+#include "tensor/portable/portable_math.h"
 #include "tensor/random_fill.h"
 #include "tensor/standard_normal.h"
 

@@ -6,9 +6,9 @@
 #include <cstdint>
 
 #include "tensor/counter_rng.h"
-#include "tensor/detail/normal_steps.h"
-#include "tensor/detail/portable_math.h"
 #include "tensor/fp8_normal_codes.h"
+#include "tensor/portable/normal_steps.h"
+#include "tensor/portable/portable_math.h"
 
 namespace kh::dsa_topk_inputs {
 

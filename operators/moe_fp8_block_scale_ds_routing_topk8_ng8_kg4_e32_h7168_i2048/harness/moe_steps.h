@@ -6,9 +6,9 @@
 #include <cstdint>
 
 #include "tensor/counter_rng.h"
-#include "tensor/detail/float_encode_steps.h"
-#include "tensor/detail/portable_math.h"
 #include "tensor/fp8_normal_codes.h"
+#include "tensor/portable/float_encode_steps.h"
+#include "tensor/portable/portable_math.h"
 
 namespace kh::moe_inputs {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 
 #include "tensor/counter_rng.h"
-#include "tensor/detail/fill_steps.h"
-#include "tensor/detail/portable_math.h"
+#include "tensor/portable/fill_steps.h"
+#include "tensor/portable/portable_math.h"
 
 namespace kh::softmax_inputs {
 

@@ -1,4 +1,4 @@
-// The generic element-wise correctness rule of SYSTEM.md 2.4, on values widened to
+// The generic element-wise correctness rule (docs/evaluation.md), on values widened to
 // double. An element fails only when |a-r| > atol AND |a-r|/(|r|+1e-8) > rtol; the
 // output passes when the matched share reaches required_matched_ratio. NaN or Inf in
 // the candidate's output fails regardless of tolerance.

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "base/executable_lookup.h"
 #include "base/process_runner.h"
-#include "build/detail/compiler_lookup.h"
 #include "error/error.h"
 
 namespace kh::python {

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "build/kernel_signature.h"
+#include "compile/kernel_signature.h"
 
 namespace kh {
 

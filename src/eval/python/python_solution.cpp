@@ -6,9 +6,9 @@
 #include <fstream>
 #include <system_error>
 
-#include "build/content_hash.h"
-#include "build/detail/source_files.h"
-#include "build/detail/temp_dir.h"
+#include "base/sha256.h"
+#include "base/temp_dir.h"
+#include "compile/source_files.h"
 #include "error/error.h"
 #include "eval/solution_build.h"
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string_view>
 
-#include "build/build_request.h"
+#include "compile/build_request.h"
 #include "eval/python/python_load.h"
 #include "trace/definition.h"
 #include "trace/solution.h"

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "trace/expr/evaluator.h"
+#include "trace/expr/expression_evaluator.h"
 #include "trace/expr/parser.h"
 
 namespace kh::expr {

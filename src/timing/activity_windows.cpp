@@ -1,0 +1,62 @@
+#include "timing/activity_windows.h"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+
+namespace kh {
+
+namespace {
+
+struct WindowExtent {
+  std::uint64_t first_start = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t last_end = 0;
+  int activities = 0;
+};
+
+// Index of the window whose [begin - slack, end + slack] holds t, if any.
+std::optional<std::size_t> window_of(std::uint64_t t, const std::vector<TimingWindow>& windows,
+                                     std::uint64_t slack) {
+  // The first window that begins after t + slack; the candidate is the one before it.
+  const auto after = std::upper_bound(
+      windows.begin(), windows.end(), t,
+      [slack](std::uint64_t time, const TimingWindow& w) { return time + slack < w.begin_ns; });
+  if (after == windows.begin()) return std::nullopt;
+  const auto index = static_cast<std::size_t>(std::distance(windows.begin(), after) - 1);
+  if (t > windows[index].end_ns + slack) return std::nullopt;
+  return index;
+}
+
+IterationSample to_sample(const WindowExtent& extent, const TimingWindow& window) {
+  IterationSample sample;
+  sample.host_ms = window.host_ms;
+  sample.activities = extent.activities;
+  sample.valid = extent.activities > 0 && extent.last_end >= extent.first_start;
+  sample.span_ms = sample.valid ? static_cast<double>(extent.last_end - extent.first_start) * 1e-6 : 0.0;
+  return sample;
+}
+
+}  // namespace
+
+WindowAssignment assign_to_windows(const std::vector<ActivityRecord>& records,
+                                   const std::vector<TimingWindow>& windows, const WindowRule& rule) {
+  WindowAssignment result;
+  std::vector<WindowExtent> extents(windows.size());
+  for (const ActivityRecord& record : records) {
+    if (const auto index = window_of(record.start_ns, windows, rule.slack_ns)) {
+      WindowExtent& extent = extents[*index];
+      extent.first_start = std::min(extent.first_start, record.start_ns);
+      extent.last_end = std::max(extent.last_end, record.end_ns);
+      ++extent.activities;
+      continue;
+    }
+    const bool before_timing = windows.empty() || record.start_ns + rule.slack_ns < windows.front().begin_ns;
+    if (!before_timing && !rule.housekeeping_streams.contains(record.stream_id)) ++result.strays;
+  }
+  result.samples.reserve(windows.size());
+  for (std::size_t i = 0; i < windows.size(); ++i)
+    result.samples.push_back(to_sample(extents[i], windows[i]));
+  return result;
+}
+
+}  // namespace kh

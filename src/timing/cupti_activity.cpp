@@ -1,0 +1,162 @@
+#include "timing/cupti_activity.h"
+
+#include <cupti.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "error/error.h"
+#include "timing/detail/cupti_call.h"
+
+namespace kh {
+
+namespace {
+
+constexpr std::size_t kBufferBytes = 8u << 20;  // large enough that a timed batch rarely needs two
+constexpr std::size_t kBufferAlignment = 8;     // CUPTI requires 8-byte aligned buffers
+
+constexpr CUpti_ActivityKind kKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,  // kernels on every stream, concurrently
+    CUPTI_ACTIVITY_KIND_MEMCPY,             // includes device-to-device copies
+    CUPTI_ACTIVITY_KIND_MEMSET,
+};
+
+// Written by CUPTI's thread in buffer_completed, read by drain() on the caller's.
+struct RecordStore {
+  std::mutex mutex;
+  std::vector<ActivityRecord> records;
+  std::size_t dropped = 0;
+  std::string parse_error;
+};
+
+RecordStore& store() {
+  static RecordStore instance;
+  return instance;
+}
+
+std::atomic<bool> g_owned{false};
+
+template <typename Record>
+ActivityRecord to_record(const CUpti_Activity* activity) {
+  const auto* typed = reinterpret_cast<const Record*>(activity);
+  return ActivityRecord{typed->start, typed->end, typed->streamId};
+}
+
+// Converts one CUPTI record; false for kinds that carry no device time.
+bool convert(const CUpti_Activity* activity, ActivityRecord& out) {
+  switch (activity->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      out = to_record<CUpti_ActivityKernel10>(activity);
+      return true;
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+      out = to_record<CUpti_ActivityMemcpy6>(activity);
+      return true;
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+      out = to_record<CUpti_ActivityMemset4>(activity);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// C callbacks: no exception may cross them, so failures are stored as text and
+// reported by drain().
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(kBufferAlignment, kBufferBytes));
+  *size = *buffer != nullptr ? kBufferBytes : 0;  // size 0: CUPTI drops and counts the records
+  *max_records = 0;                               // as many as fit
+}
+
+void parse_buffer(uint8_t* buffer, size_t valid_size, std::vector<ActivityRecord>& out, std::string& error) {
+  CUpti_Activity* activity = nullptr;
+  for (;;) {
+    const CUptiResult status = cuptiActivityGetNextRecord(buffer, valid_size, &activity);
+    if (status == CUPTI_ERROR_MAX_LIMIT_REACHED) return;
+    if (status != CUPTI_SUCCESS) {
+      error = std::string("cuptiActivityGetNextRecord failed: ") + detail::cupti_result_text(status);
+      return;
+    }
+    ActivityRecord record;
+    if (convert(activity, record)) out.push_back(record);
+  }
+}
+
+void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t /*size*/,
+                               size_t valid_size) {
+  std::vector<ActivityRecord> parsed;
+  std::string error;
+  if (buffer != nullptr && valid_size > 0) parse_buffer(buffer, valid_size, parsed, error);
+  std::free(buffer);
+  size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) != CUPTI_SUCCESS) dropped = 0;
+  RecordStore& s = store();
+  const std::lock_guard lock(s.mutex);
+  s.records.insert(s.records.end(), parsed.begin(), parsed.end());
+  s.dropped += dropped;
+  if (!error.empty() && s.parse_error.empty()) s.parse_error = std::move(error);
+}
+
+void disable_kinds(std::size_t count) noexcept {
+  for (std::size_t i = 0; i < count; ++i) KH_CUPTI_CALL_NOEXCEPT(cuptiActivityDisable(kKinds[i]));
+}
+
+}  // namespace
+
+CuptiActivity::CuptiActivity() {
+  if (g_owned.exchange(true)) throw Error("CUPTI activity is already owned by another timer in this process");
+  std::size_t enabled = 0;
+  try {
+    KH_CUPTI_CALL(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
+    for (const CUpti_ActivityKind kind : kKinds) {
+      KH_CUPTI_CALL(cuptiActivityEnable(kind));
+      ++enabled;
+    }
+  } catch (const Error&) {
+    // Undo what was enabled, release ownership, and let the caller fall back.
+    disable_kinds(enabled);
+    g_owned.store(false);
+    throw;
+  }
+  // Records from before this owner existed belong to nobody.
+  const std::lock_guard lock(store().mutex);
+  store().records.clear();
+  store().dropped = 0;
+  store().parse_error.clear();
+}
+
+CuptiActivity::~CuptiActivity() {
+  disable_kinds(std::size(kKinds));
+  KH_CUPTI_CALL_NOEXCEPT(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+  g_owned.store(false);
+}
+
+std::uint64_t CuptiActivity::timestamp_ns() {
+  std::uint64_t now = 0;
+  KH_CUPTI_CALL(cuptiGetTimestamp(&now));
+  return now;
+}
+
+std::uint32_t CuptiActivity::stream_id(cudaStream_t stream) {
+  std::uint32_t id = 0;
+  // A null context: CUPTI looks the stream up in whichever context owns it.
+  KH_CUPTI_CALL(cuptiGetStreamIdEx(nullptr, stream, 0, &id));
+  return id;
+}
+
+std::vector<ActivityRecord> CuptiActivity::drain() {
+  KH_CUPTI_CALL(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+  RecordStore& s = store();
+  const std::lock_guard lock(s.mutex);
+  const std::size_t dropped = std::exchange(s.dropped, 0);
+  std::string error = std::exchange(s.parse_error, {});
+  std::vector<ActivityRecord> records = std::exchange(s.records, {});
+  if (!error.empty()) throw Error("CUPTI activity: " + error);
+  if (dropped > 0) throw Error("CUPTI activity dropped " + std::to_string(dropped) + " records");
+  return records;
+}
+
+}  // namespace kh

@@ -1,0 +1,84 @@
+#include "timing/activity_windows.h"
+
+#include <gtest/gtest.h>
+
+namespace kh {
+namespace {
+
+constexpr std::uint64_t kUs = 1000;
+
+WindowRule no_slack() {
+  WindowRule rule;
+  rule.slack_ns = 0;
+  return rule;
+}
+
+TEST(ActivityWindows, SpanIsFirstStartToLastEndAcrossStreams) {
+  const std::vector<TimingWindow> windows = {{100 * kUs, 500 * kUs, 0.4}};
+  const std::vector<ActivityRecord> records = {
+      {110 * kUs, 120 * kUs, 7},  // the candidate's stream
+      {115 * kUs, 330 * kUs, 9},  // a side stream: ends last
+  };
+  const WindowAssignment result = assign_to_windows(records, windows, no_slack());
+  ASSERT_EQ(result.samples.size(), 1u);
+  EXPECT_TRUE(result.samples[0].valid);
+  EXPECT_EQ(result.samples[0].activities, 2);
+  EXPECT_DOUBLE_EQ(result.samples[0].span_ms, 0.220);
+  EXPECT_DOUBLE_EQ(result.samples[0].host_ms, 0.4);
+  EXPECT_EQ(result.strays, 0u);
+}
+
+TEST(ActivityWindows, WindowWithoutRecordsIsInvalidNotZero) {
+  const std::vector<TimingWindow> windows = {{100 * kUs, 200 * kUs, 0.1}, {300 * kUs, 400 * kUs, 0.1}};
+  const std::vector<ActivityRecord> records = {{310 * kUs, 320 * kUs, 7}};
+  const WindowAssignment result = assign_to_windows(records, windows, no_slack());
+  ASSERT_EQ(result.samples.size(), 2u);
+  EXPECT_FALSE(result.samples[0].valid);
+  EXPECT_EQ(result.samples[0].activities, 0);
+  EXPECT_TRUE(result.samples[1].valid);
+}
+
+TEST(ActivityWindows, RecordsGoToTheWindowHoldingTheirStart) {
+  const std::vector<TimingWindow> windows = {{100 * kUs, 200 * kUs, 0}, {300 * kUs, 400 * kUs, 0}};
+  const std::vector<ActivityRecord> records = {{350 * kUs, 360 * kUs, 7}, {150 * kUs, 170 * kUs, 7}};
+  const WindowAssignment result = assign_to_windows(records, windows, no_slack());
+  EXPECT_DOUBLE_EQ(result.samples[0].span_ms, 0.020);
+  EXPECT_DOUBLE_EQ(result.samples[1].span_ms, 0.010);
+}
+
+TEST(ActivityWindows, StraysAreCountedButNotBeforeTimingNorOnHousekeepingStreams) {
+  WindowRule rule = no_slack();
+  rule.housekeeping_streams = {3};
+  const std::vector<TimingWindow> windows = {{100 * kUs, 200 * kUs, 0}, {300 * kUs, 400 * kUs, 0}};
+  const std::vector<ActivityRecord> records = {
+      {10 * kUs, 20 * kUs, 7},    // warm-up, before timing began: ignored
+      {250 * kUs, 260 * kUs, 3},  // the harness's flush between windows: ignored
+      {210 * kUs, 220 * kUs, 7},  // the candidate's straggler between windows: stray
+      {450 * kUs, 460 * kUs, 9},  // after the last window: stray
+      {150 * kUs, 160 * kUs, 7}, {350 * kUs, 360 * kUs, 7},
+  };
+  const WindowAssignment result = assign_to_windows(records, windows, rule);
+  EXPECT_EQ(result.strays, 2u);
+  EXPECT_EQ(result.samples[0].activities, 1);
+  EXPECT_EQ(result.samples[1].activities, 1);
+}
+
+TEST(ActivityWindows, SlackAbsorbsTimestampSkewAtTheEdges) {
+  WindowRule rule;
+  rule.slack_ns = 2 * kUs;
+  const std::vector<TimingWindow> windows = {{100 * kUs, 200 * kUs, 0}};
+  const std::vector<ActivityRecord> records = {{99 * kUs, 150 * kUs, 7}, {97 * kUs, 98 * kUs, 7}};
+  const WindowAssignment result = assign_to_windows(records, windows, rule);
+  EXPECT_EQ(result.samples[0].activities, 1);  // 99 us is within the slack, 97 us is not
+  EXPECT_DOUBLE_EQ(result.samples[0].span_ms, 0.051);
+  EXPECT_EQ(result.strays, 0u);  // 97 us started before timing began
+}
+
+TEST(ActivityWindows, NoWindowsMeansNoSamplesAndNoStrays) {
+  const WindowAssignment result = assign_to_windows({{1, 2, 0}}, {}, WindowRule{});
+  EXPECT_TRUE(result.samples.empty());
+  EXPECT_EQ(result.strays, 0u);
+}
+
+}  // namespace
+}  // namespace kh
