@@ -38,13 +38,7 @@ void keep_stream_ordered_pool(int ordinal) {
 // Checks that the device exists and makes it current; returns its ordinal so it can
 // initialise the first member, before any stream or buffer is created on it.
 int select_device(int ordinal) {
-  int count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess) {
-    throw Error(std::string("no CUDA device: ") + cudaGetErrorName(status) + ": " +
-                cudaGetErrorString(status));
-  }
-  if (count == 0) throw Error("no CUDA device: cudaGetDeviceCount reports 0 devices");
+  const int count = cuda_device_count();
   if (ordinal < 0 || ordinal >= count) {
     throw Error("no CUDA device: ordinal " + std::to_string(ordinal) + " requested, " +
                 std::to_string(count) + " present");

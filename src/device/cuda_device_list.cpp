@@ -25,7 +25,7 @@ std::string gpu_pci_bus_id(int ordinal) {
   return id.data();
 }
 
-std::vector<GpuIdentity> cuda_devices() {
+int cuda_device_count() {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
@@ -33,6 +33,11 @@ std::vector<GpuIdentity> cuda_devices() {
                 cudaGetErrorString(status));
   }
   if (count == 0) throw Error("no CUDA device: cudaGetDeviceCount reports 0 devices");
+  return count;
+}
+
+std::vector<GpuIdentity> cuda_devices() {
+  const int count = cuda_device_count();
   std::vector<GpuIdentity> out;
   for (int i = 0; i < count; ++i) {
     cudaDeviceProp p{};

@@ -68,7 +68,9 @@ SampleStatistics stats_from_json(const json& j, const std::string& w) {
           get<double>(j, "ci_low", w),     get<double>(j, "ci_high", w)};
 }
 
-json latency_json(const LatencyMeasurement& m) {
+}  // namespace
+
+json latency_to_json(const LatencyMeasurement& m) {
   return {{"timer", m.timer},
           {"timer_note", m.timer_note},
           {"latency_ms", m.latency_ms},
@@ -106,6 +108,8 @@ LatencyMeasurement latency_from_json(const json& j, const std::string& w) {
   return m;
 }
 
+namespace {
+
 json verdict_json(const CheckVerdict& v) {
   return {{"passed", v.passed},
           {"non_finite", v.non_finite},
@@ -141,8 +145,8 @@ json workload_json(const WorkloadResult& r) {
           {"log", r.log},
           {"check_seeds", r.check_seeds},
           {"correctness", optional(r.correctness, verdict_json)},
-          {"latency", optional(r.latency, latency_json)},
-          {"reference_latency", optional(r.reference_latency, latency_json)},
+          {"latency", optional(r.latency, latency_to_json)},
+          {"reference_latency", optional(r.reference_latency, latency_to_json)},
           {"worker_restarts", r.worker_restarts},
           {"fatal", r.fatal},
           {"not_run", r.not_run},

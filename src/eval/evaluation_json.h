@@ -7,12 +7,19 @@
 
 #include <nlohmann/json.hpp>
 #include <span>
+#include <string>
 
 #include "eval/evaluator.h"
 
 namespace kh {
 
 [[nodiscard]] nlohmann::ordered_json evaluation_to_json(const SolutionEvaluation& e);
+
+// One latency measurement, both ways: part of an evaluation, and the body of a
+// reference-latency cache entry. Throws kh::Error naming `where`.<field> on anything
+// missing or mistyped.
+[[nodiscard]] nlohmann::ordered_json latency_to_json(const LatencyMeasurement& m);
+[[nodiscard]] LatencyMeasurement latency_from_json(const nlohmann::ordered_json& j, const std::string& where);
 
 // `workloads` are the ones the evaluation ran, in its order: each result names its
 // workload by uuid and must match. Throws kh::Error naming the field on anything missing,

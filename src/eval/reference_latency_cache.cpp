@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "base/sha256.h"
+#include "error/error.h"
+#include "eval/evaluation_json.h"
 #include "timing/sample_statistics.h"
 
 namespace kh {
@@ -16,45 +18,12 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-constexpr int kFormat = 1;
+constexpr int kFormat = 2;            // 2: the measurement in evaluation_json's form
 constexpr double kClockDrift = 0.10;  // a candidate clock this far from the entry's makes it stale
 
 std::int64_t now_s() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-json to_json(const LatencyMeasurement& m) {
-  return {{"timer", m.timer},
-          {"timer_note", m.timer_note},
-          {"latency_ms", m.latency_ms},
-          {"trial_medians_ms", m.trial_medians_ms},
-          {"samples_ms", m.samples_ms},
-          {"throttled", m.throttled},
-          {"mean_sm_clock_mhz", m.mean_sm_clock_mhz},
-          {"stop_reason", m.stop_reason},
-          {"set_seeds", m.set_seeds},
-          {"request_wall_ms", m.request_wall_ms},
-          {"phases_ms", m.phases_ms}};
-}
-
-LatencyMeasurement from_json(const json& j) {
-  LatencyMeasurement m;
-  m.timer = j.at("timer").get<std::string>();
-  m.timer_note = j.at("timer_note").get<std::string>();
-  m.latency_ms = j.at("latency_ms").get<double>();
-  m.trial_medians_ms = j.at("trial_medians_ms").get<std::vector<double>>();
-  m.samples_ms = j.at("samples_ms").get<std::vector<std::vector<double>>>();
-  m.throttled = j.at("throttled").get<std::size_t>();
-  m.mean_sm_clock_mhz = j.at("mean_sm_clock_mhz").get<double>();
-  m.stop_reason = j.at("stop_reason").get<std::string>();
-  m.set_seeds = j.at("set_seeds").get<std::vector<std::vector<std::uint64_t>>>();
-  m.request_wall_ms = j.at("request_wall_ms").get<double>();
-  m.phases_ms = j.at("phases_ms");
-  std::vector<double> pool;
-  for (const auto& trial : m.samples_ms) pool.insert(pool.end(), trial.begin(), trial.end());
-  m.stats = summarize(pool);
-  return m;
 }
 
 std::string utc_text(std::int64_t seconds) {
@@ -86,7 +55,11 @@ std::optional<LatencyMeasurement> ReferenceLatencyCache::find(const std::string&
     if (entry.at("format").get<int>() != kFormat) return std::nullopt;
     const std::int64_t measured_at = entry.at("measured_at_s").get<std::int64_t>();
     if (now_s() - measured_at > max_age_.count()) return std::nullopt;
-    LatencyMeasurement m = from_json(entry.at("measurement"));
+    LatencyMeasurement m = latency_from_json(entry.at("measurement"), "measurement");
+    // The statistics are recomputed from the samples, not taken from the file.
+    std::vector<double> pool;
+    for (const auto& trial : m.samples_ms) pool.insert(pool.end(), trial.begin(), trial.end());
+    m.stats = summarize(pool);
     if (candidate_clock_mhz > 0 && m.mean_sm_clock_mhz > 0 &&
         std::fabs(candidate_clock_mhz - m.mean_sm_clock_mhz) > kClockDrift * m.mean_sm_clock_mhz) {
       return std::nullopt;
@@ -97,13 +70,15 @@ std::optional<LatencyMeasurement> ReferenceLatencyCache::find(const std::string&
     return m;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;  // a damaged entry is measured again and overwritten
+  } catch (const Error&) {
+    return std::nullopt;  // likewise: a field missing or mistyped
   }
 }
 
 void ReferenceLatencyCache::store(const std::string& key, const json& parts,
                                   const LatencyMeasurement& m) const {
   const json entry = {
-      {"format", kFormat}, {"measured_at_s", now_s()}, {"key", parts}, {"measurement", to_json(m)}};
+      {"format", kFormat}, {"measured_at_s", now_s()}, {"key", parts}, {"measurement", latency_to_json(m)}};
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   const std::filesystem::path target = path_of(key);
