@@ -56,12 +56,21 @@ WorkloadResult WorkloadEvaluation::run() {
   result_.status = EvalStatus::passed;
   const std::size_t restarts_before = candidate_.restarts();
   const bool checked = check_correctness();
-  if (checked && ctx_.options.time_candidate && measure(candidate_, true, result_.latency, seeds_) &&
-      ctx_.options.time_reference) {
+  if (checked && ctx_.options.time_candidate && nothing_to_time()) {
+    result_.log += "not timed: the outputs have no elements (an axis is 0), so a call has no work to time\n";
+  } else if (checked && ctx_.options.time_candidate && measure(candidate_, true, result_.latency, seeds_) &&
+             ctx_.options.time_reference) {
     reference_latency();
   }
   result_.worker_restarts = candidate_.restarts() - restarts_before;
   return std::move(result_);
+}
+
+// A workload with an axis of 0 (upstream allows them) gives outputs of no elements. A
+// correct call may then launch nothing, and every timed window would be empty: that is
+// not work hidden from the timer, and there is no latency to measure.
+bool WorkloadEvaluation::nothing_to_time() const {
+  return tensor_bytes(ctx_.definition.outputs, resolve_axes(ctx_.definition, ctx_.workload)) == 0;
 }
 
 void WorkloadEvaluation::fail(EvalStatus status, std::string log) {

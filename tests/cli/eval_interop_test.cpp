@@ -76,6 +76,13 @@ TEST_F(EvalInterop, AnAxisOfZeroIsEvaluatedLikeAnyOther) {
     EXPECT_EQ(t["evaluation"]["status"], "PASSED") << t.dump();
   }
   EXPECT_EQ(j["traces"][0]["workload"]["axes"]["batch_size"], 0);
+  // Zero rows leave nothing to time (a correct CUDA call may launch nothing at all);
+  // three rows are timed as usual.
+  EXPECT_FALSE(j["traces"][0]["evaluation"]["kharness"].contains("latency")) << j["traces"][0].dump();
+  EXPECT_NE(j["traces"][0]["evaluation"]["log"].get<std::string>().find("not timed: the outputs have no elements"),
+            std::string::npos)
+      << j["traces"][0].dump();
+  EXPECT_TRUE(j["traces"][1]["evaluation"]["kharness"].contains("latency")) << j["traces"][1].dump();
 }
 
 }  // namespace

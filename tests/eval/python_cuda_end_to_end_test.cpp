@@ -132,10 +132,14 @@ TEST_F(PythonCudaEndToEnd, TritonPointerCacheGetsNoFakeSpeedup) {
 }
 
 // The output is written from the host: the span runs from the first copy to the last,
-// so the host work in between is timed too; it is never fast.
+// so the host work in between (at least 0.3 ms, host_compute.py) is timed too. An
+// honest torch solution is no floor here: on 128-wide rows its many small launches
+// (about 0.14 ms) cost more than one copy each way.
 TEST_F(PythonCudaEndToEnd, HostComputeIsTimedWithItsCopies) {
-  const Latencies honest = honest_latencies("correct_dps.py");
-  expect_no_fake_speedup(run("host_compute.py"), honest, 1.0, true);
+  const SolutionEvaluation e = run("host_compute.py");
+  Latencies host_step;
+  for (const WorkloadResult& w : e.workloads) host_step[w.workload.uuid] = 0.3;
+  expect_no_fake_speedup(e, host_step, 1.0, true);
 }
 
 }  // namespace
