@@ -132,9 +132,10 @@ TEST_F(PythonCudaEndToEnd, TritonPointerCacheGetsNoFakeSpeedup) {
 }
 
 // The output is written from the host: the span runs from the first copy to the last,
-// so the host work in between (at least 0.3 ms, host_compute.py) is timed too. An
-// honest torch solution is no floor here: on 128-wide rows its many small launches
-// (about 0.14 ms) cost more than one copy each way.
+// so the host step in between (at least 0.3 ms after the first copies end and before
+// the last one starts, host_compute.py) is timed too. An honest torch solution is no
+// floor here: on 128-wide rows its many small launches (about 0.14 ms on the H200)
+// cost more than one copy each way.
 TEST_F(PythonCudaEndToEnd, HostComputeIsTimedWithItsCopies) {
   const SolutionEvaluation e = run("host_compute.py");
   Latencies host_step;
