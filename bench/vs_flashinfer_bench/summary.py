@@ -113,6 +113,11 @@ def summarise(times, kharness_traces, persistent, isolated, port=None):
         },
         "notes": [],
     }
+    if not times.get("kharness_complete", True):
+        s["kharness_complete"] = False
+        s["verdicts_agree"] = False
+        s["notes"].append(f"kharness's timed run was cut by its time limit after {n} workloads: kharness_s is a "
+                          "lower bound, and verdicts are compared over those workloads only")
     if s["fib_isolated_subset"]:
         s["notes"].append(f"the isolated runner ran {iso_n} of the {n} workloads (time budget); "
                           "fib_isolated_s_all_estimate scales its time to all of them")

@@ -45,6 +45,14 @@ class Summary(unittest.TestCase):
         self.assertTrue(s["targets"]["kharness_le_third_of_persistent"])
         self.assertFalse(s["targets"]["kharness_le_thirtieth_of_isolated"])
 
+    def test_a_cut_kharness_run_is_no_agreement(self):
+        kh = [kh_trace("a", "PASSED", 1.0, 2.0)]
+        times = {"kharness_s": 60, "fib_persistent_s": 45, "fib_isolated_s": 8, "kharness_complete": False}
+        s = summary.summarise(times, kh, [fib_trace("a", "PASSED", 1.0)], [])
+        self.assertFalse(s["kharness_complete"])
+        self.assertFalse(s["verdicts_agree"])
+        self.assertTrue(any("cut by its time limit" in n for n in s["notes"]))
+
     def test_a_disagreeing_verdict_is_named(self):
         kh = [kh_trace("a", "PASSED", 1.0, 2.0)]
         s = summary.summarise({"kharness_s": 1, "fib_persistent_s": 1, "fib_isolated_s": 1},
