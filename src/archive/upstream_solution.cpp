@@ -1,9 +1,9 @@
 #include "archive/upstream_solution.h"
 
 #include "compile/abi_header_text.h"
+#include "compile/definition_signature.h"
 #include "compile/tvm_ffi_adapter.h"
 #include "error/error.h"
-#include "eval/solution_build.h"
 #include "trace/json_io.h"
 #include "trace/json_text.h"
 

@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "archive/evaluation_record.h"
 #include "archive/run_writer.h"
 #include "archive/set_files.h"
 #include "archive/utc_time.h"
@@ -30,6 +29,7 @@
 #include "eval/python/python_solution.h"
 #include "eval/trace_record.h"
 #include "eval/worker_entry.h"
+#include "record/recorded_evaluation.h"
 #include "scale/eval_task.h"
 #include "trace/json_io.h"
 #include "trace/trace_set.h"
@@ -153,16 +153,7 @@ archive::Lineage lineage_of(const EvalArgs& a, archive::Lineage l) {
   return l;
 }
 
-nlohmann::ordered_json record_run(archive::Archive& store, const EvalArgs& a, const EvaluationTarget& target,
-                                  const SolutionEvaluation& result, const EvalOptions& options,
-                                  const std::vector<Trace>& traces, archive::EvaluationContext context,
-                                  const archive::Lineage& lineage) {
-  context.candidate_role = a.baseline ? "baseline" : "candidate";
-  context.lineage = lineage_of(a, lineage);
-  context.command_line = invocation();
-  context.finished_at = archive::utc_now();
-  const archive::WrittenRun w =
-      archive::write_run(store, archive::evaluation_record(target, result, options, traces, context));
+nlohmann::ordered_json archived_json(const EvalArgs& a, const archive::WrittenRun& w) {
   fmt::print(stderr, "archived as run {} in {} (solution {})\n", w.run_id, a.archive,
              w.solution_content_id.substr(0, 12));
   return {{"dir", a.archive}, {"run_id", w.run_id}, {"solution_content_id", w.solution_content_id}};
@@ -187,7 +178,7 @@ int run_eval(const EvalArgs& a) {
     store = archive::Archive::open_or_create(a.archive);
     archive::resolve_parent(*store, lineage);
   }
-  archive::EvaluationContext context;
+  record::EvaluationContext context;
   context.started_at = archive::utc_now();
   Solution candidate = read_candidate(a, ops, backend, context.candidate_json);
   if (candidate.definition != in.definition.name) {
@@ -203,7 +194,7 @@ int run_eval(const EvalArgs& a) {
   EvalOptions options = make_options(a, backend, op);
   // Pinned so that `kharness rerun` can repeat it exactly, and so that every Slurm task
   // of it draws from the same base.
-  if (store || a.scale_args.executor != "local") archive::pin_seed(options);
+  if (store || a.scale_args.executor != "local") record::pin_seed(options);
   if (a.scale_args.executor == "local") options.lanes = lanes_of(a.scale_args, backend);
   if (!a.json && a.scale_args.executor == "local") options.on_progress = progress_line;
   const std::unique_ptr<scale::Executor> executor =
@@ -225,15 +216,19 @@ int run_eval(const EvalArgs& a) {
       if (!out) throw Error(Location{a.output, 0, ""}, "write failed");
     };
   }
-  const SolutionEvaluation result =
-      std::move(executor->run({scale::EvaluationJob{target.candidate.name, target, options}}).front());
-
-  std::vector<Trace> traces;
-  for (const WorkloadResult& w : result.workloads) {
-    traces.push_back(make_trace(target, result, w, options, TraceStyle{a.official_status}));
-  }
-  nlohmann::ordered_json archived;
-  if (store) archived = record_run(*store, a, target, result, options, traces, std::move(context), lineage);
+  record::RecordRequest request{
+      store ? &*store : nullptr, std::move(context), TraceStyle{a.official_status}, {}};
+  request.context.candidate_role = a.baseline ? "baseline" : "candidate";
+  request.context.lineage = lineage_of(a, lineage);
+  request.context.command_line = invocation();
+  const record::RecordedEvaluation recorded = record::evaluate_and_record(
+      target, options, std::move(request), [&](const EvaluationTarget& t, const EvalOptions& o) {
+        return std::move(executor->run({scale::EvaluationJob{t.candidate.name, t, o}}).front());
+      });
+  const SolutionEvaluation& result = recorded.result;
+  const std::vector<Trace>& traces = recorded.traces;
+  const nlohmann::ordered_json archived =
+      recorded.written ? archived_json(a, *recorded.written) : nlohmann::ordered_json();
   if (a.json) {
     print_eval_json(target, result, traces, archived, executor->report());
   } else {

@@ -8,6 +8,7 @@
 #include "archive/utc_time.h"
 #include "cli/invocation.h"
 #include "eval/trace_record.h"
+#include "record/recorded_evaluation.h"
 
 namespace kh::cli {
 
@@ -31,16 +32,12 @@ ordered_json diagnosis_summary(const ordered_json& report) {
 }  // namespace
 
 ordered_json archive_profile(archive::Archive& store, const ProfileRequest& request,
-                             const ProfileReport& report, archive::EvaluationContext context) {
+                             const ProfileReport& report, record::EvaluationContext context) {
   const EvaluationTarget target = representatives_target(request.target, report.plan);
-  std::vector<Trace> traces;
-  for (const WorkloadResult& w : report.evaluation.workloads) {
-    traces.push_back(make_trace(target, report.evaluation, w, request.options));
-  }
+  const std::vector<Trace> traces = record::evaluation_traces(target, report.evaluation, request.options);
   context.command_line = invocation();
-  context.finished_at = archive::utc_now();
-  const archive::WrittenRun run = archive::write_run(
-      store, archive::evaluation_record(target, report.evaluation, request.options, traces, context));
+  const archive::WrittenRun run = record::record_evaluation(store, target, report.evaluation, request.options,
+                                                            traces, std::move(context));
 
   const ordered_json report_json = report.json();
   std::vector<archive::ProfileRecord> records = {

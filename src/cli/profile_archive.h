@@ -8,13 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "archive/archive.h"
-#include "archive/evaluation_record.h"
 #include "profile/profile_session.h"
+#include "record/evaluation_record.h"
 
 namespace kh::cli {
 
 // Returns {"run_id", "solution_content_id", "profiles"} (how many were recorded).
 nlohmann::ordered_json archive_profile(archive::Archive& store, const ProfileRequest& request,
-                                       const ProfileReport& report, archive::EvaluationContext context);
+                                       const ProfileReport& report, record::EvaluationContext context);
 
 }  // namespace kh::cli

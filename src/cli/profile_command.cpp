@@ -8,7 +8,6 @@
 #include <string>
 
 #include "archive/archive.h"
-#include "archive/evaluation_record.h"
 #include "archive/set_files.h"
 #include "archive/utc_time.h"
 #include "cli/backend_choice.h"
@@ -19,6 +18,7 @@
 #include "cli/workload_source.h"
 #include "error/error.h"
 #include "profile/profile_session.h"
+#include "record/evaluation_record.h"
 #include "trace/json_io.h"
 #include "trace/trace_set.h"
 #include "worker/self_executable.h"
@@ -87,11 +87,11 @@ int run(const ProfileArgs& a) {
   // Opened before the profile, so that a bad archive folder fails in a second, not after.
   std::optional<archive::Archive> store;
   if (!a.archive.empty()) store = archive::Archive::open_or_create(a.archive);
-  archive::EvaluationContext context;
+  record::EvaluationContext context;
   context.started_at = archive::utc_now();
   ProfileRequest request = make_request(a, backend);
   if (store) {
-    archive::pin_seed(request.options);  // so that `kharness rerun` repeats the evaluation exactly
+    record::pin_seed(request.options);  // so that `kharness rerun` repeats the evaluation exactly
     context.candidate_role = a.baseline ? "baseline" : "candidate";
     if (!a.baseline) context.candidate_json = archive::read_file_text(a.solution);
   }

@@ -1,5 +1,5 @@
 // `kharness rerun RUN_ID --archive DIR`: prints a rerun's numbers beside the recorded
-// ones. The work is archive/rerun.h's.
+// ones. The work is record/rerun.h's.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "archive/rerun.h"
 #include "cli/archive_command.h"
 #include "cli/guarded_run.h"
 #include "cli/invocation.h"
+#include "record/rerun.h"
 
 namespace kh::cli {
 namespace {
@@ -34,7 +34,7 @@ json facts_json(const archive::TraceFacts& f) {
           {"speedup", optional_number(f.speedup)}};
 }
 
-std::optional<double> latency_ratio(const archive::RerunWorkload& w) {
+std::optional<double> latency_ratio(const record::RerunWorkload& w) {
   if (!w.before || !w.before->latency_ms || !w.now.latency_ms || *w.before->latency_ms <= 0)
     return std::nullopt;
   return *w.now.latency_ms / *w.before->latency_ms;
@@ -44,9 +44,9 @@ std::string number(const std::optional<double>& v, const char* suffix = "") {
   return v ? fmt::format("{:.4f}{}", *v, suffix) : "-";
 }
 
-void print_json(const archive::RerunResult& r) {
+void print_json(const record::RerunResult& r) {
   json rows = json::array();
-  for (const archive::RerunWorkload& w : r.workloads) {
+  for (const record::RerunWorkload& w : r.workloads) {
     rows.push_back({{"workload", w.workload_uuid},
                     {"before", w.before ? facts_json(*w.before) : json(nullptr)},
                     {"now", facts_json(w.now)},
@@ -65,14 +65,14 @@ void print_json(const archive::RerunResult& r) {
   std::cout << out.dump(2) << "\n";
 }
 
-void print_table(const archive::RerunResult& r) {
+void print_table(const record::RerunResult& r) {
   fmt::print("\nrerun of run {}: {} on {} ({} backend, {} protocol, {} seed){}\n", r.run_id, r.solution,
              r.definition, r.backend, r.protocol, r.same_seed ? "the recorded" : "a fresh",
              r.new_run_id ? fmt::format(", recorded as run {}", *r.new_run_id) : "");
   fmt::print("{:<10} {:<20} {:<20} {:>12} {:>12} {:>7} {:>9} {:>9}\n", "workload", "status before",
              "status now", "before_ms", "now_ms", "ratio", "spd_bfr", "spd_now");
   std::size_t differ = 0;
-  for (const archive::RerunWorkload& w : r.workloads) {
+  for (const record::RerunWorkload& w : r.workloads) {
     const std::string before = w.before ? w.before->status : "-";
     differ += before != w.now.status ? 1 : 0;
     fmt::print("{:<10} {:<20} {:<20} {:>12} {:>12} {:>7} {:>9} {:>9}\n", w.workload_uuid.substr(0, 8), before,
@@ -93,12 +93,12 @@ void progress_line(const EvalProgress& p) {
 
 int run_rerun(const RerunArgs& a) {
   archive::Archive store = archive::Archive::open_existing(a.archive);
-  archive::RerunOptions options;
+  record::RerunOptions options;
   options.fresh_seeds = a.fresh_seeds;
   options.record = !a.no_record;
   options.command_line = invocation();
   if (!a.json) options.on_progress = progress_line;
-  const archive::RerunResult result = archive::rerun(store, a.run_id, options);
+  const record::RerunResult result = record::rerun(store, a.run_id, options);
   if (a.json) {
     print_json(result);
   } else {

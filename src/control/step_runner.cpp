@@ -8,7 +8,6 @@
 #include <utility>
 
 #include "archive/canonical_json.h"
-#include "archive/evaluation_record.h"
 #include "archive/run_check.h"
 #include "archive/run_traces.h"
 #include "archive/run_writer.h"
@@ -21,6 +20,7 @@
 #include "error/error.h"
 #include "eval/solution_build.h"
 #include "eval/trace_record.h"
+#include "record/recorded_evaluation.h"
 
 namespace kh::control {
 
@@ -235,10 +235,7 @@ std::optional<archive::RowId> StepRunner::verified_step_run(const std::string& k
 Sweep StepRunner::record(const StepRequest& r, const std::string& key, const EvaluationTarget& target,
                          const EvalOptions& options, const SolutionEvaluation& result,
                          std::string started_at) {
-  std::vector<Trace> traces;
-  for (const WorkloadResult& w : result.workloads)
-    traces.push_back(make_trace(target, result, w, options, {}));
-  archive::EvaluationContext context;
+  record::EvaluationContext context;
   context.started_at = std::move(started_at);
   context.candidate_json = r.solution_text;
   context.candidate_role = r.role;
@@ -246,18 +243,10 @@ Sweep StepRunner::record(const StepRequest& r, const std::string& key, const Eva
   context.origin = "controller";
   context.command_line = command_line_;
   archive::append_step_key(context.command_line, key);
-  context.finished_at = archive::utc_now();
   const archive::WrittenRun written =
-      archive::write_run(archive_, archive::evaluation_record(target, result, options, traces, context));
+      record::record_evaluation(archive_, target, result, options,
+                                record::evaluation_traces(target, result, options), std::move(context));
   marks_.end(key);
-  // What was just written must read back as written: an index that rewrites rows as they
-  // go in (a trigger) cannot be measured into.
-  if (const auto problems = archive::run_problems(archive_.db(), written.run_id); !problems.empty()) {
-    throw Error(Location{archive_.dir().string(), 0, "runs"},
-                fmt::format("run {} changed as it was written ({}); check the archive with `kharness archive "
-                            "verify --deep`",
-                            written.run_id, problems.front()));
-  }
   return read_sweep(archive_, written.run_id);
 }
 

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "archive/archive.h"
-#include "archive/evaluation_record.h"
 #include "archive/index_rows.h"
 #include "archive/run_record.h"
 #include "control/step_marks.h"

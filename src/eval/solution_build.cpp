@@ -87,19 +87,6 @@ BuildCache evaluation_build_cache(const EvalOptions& options) {
   return BuildCache(options.cache_dir.empty() ? BuildCache::default_dir() : options.cache_dir);
 }
 
-KernelSignature kernel_signature(const Definition& definition, const std::string& function) {
-  KernelSignature sig;
-  sig.function = function;
-  for (const auto& [name, spec] : definition.inputs) {
-    sig.params.push_back(
-        {name, spec.is_scalar() ? KernelParam::Role::scalar : KernelParam::Role::input, spec.dtype});
-  }
-  for (const auto& [name, spec] : definition.outputs) {
-    sig.params.push_back({name, KernelParam::Role::output, spec.dtype});
-  }
-  return sig;
-}
-
 BuildRequest build_request(const Solution& s, const Definition& definition, const BuildSettings& settings) {
   refuse_unsupported(s);
   const std::string wanted = language_for(settings.backend);

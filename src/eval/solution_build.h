@@ -9,6 +9,7 @@
 
 #include "compile/build_cache.h"
 #include "compile/build_request.h"
+#include "compile/definition_signature.h"
 #include "eval/eval_options.h"
 #include "trace/definition.h"
 #include "trace/solution.h"
@@ -32,9 +33,6 @@ struct BuildSettings {
 
 // The build cache evaluate_solution uses under these options.
 [[nodiscard]] BuildCache evaluation_build_cache(const EvalOptions& options);
-
-// The ABI signature a definition asks of an entry function.
-[[nodiscard]] KernelSignature kernel_signature(const Definition& definition, const std::string& function);
 
 // The build request, or kh::Error saying why this solution cannot run on this
 // backend (language, binding, destination passing, entry point).

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <fstream>
 
-#include "archive/eval_options_json.h"
 #include "error/error.h"
+#include "eval/eval_options_json.h"
 #include "trace/json_io.h"
 
 namespace kh::scale {
@@ -32,10 +32,9 @@ json evaluation_json(const EvaluationJob& e) {
           {"candidate", to_json(t.candidate)},
           {"reference", to_json(t.reference)},
           {"checker", t.checker},
-          {"tolerance", archive::tolerance_to_json(t.tolerance)},
-          {"speed_of_light",
-           t.speed_of_light ? archive::speed_of_light_to_json(*t.speed_of_light) : json(nullptr)},
-          {"options", archive::options_to_json(e.options)},
+          {"tolerance", tolerance_to_json(t.tolerance)},
+          {"speed_of_light", t.speed_of_light ? speed_of_light_to_json(*t.speed_of_light) : json(nullptr)},
+          {"options", options_to_json(e.options)},
           // Not part of the archived options (they decide where a latency comes from, not
           // how it is measured), but the tasks must follow them as a local run would.
           {"reference_latency_cache",
@@ -64,10 +63,10 @@ EvaluationJob evaluation_from_json(const json& j, const Location& where) {
   t.candidate = read_solution(member(j, "candidate", where), at("candidate"));
   t.reference = read_solution(member(j, "reference", where), at("reference"));
   t.checker = member(j, "checker", where).get<std::string>();
-  t.tolerance = archive::tolerance_from_json(member(j, "tolerance", where));
+  t.tolerance = tolerance_from_json(member(j, "tolerance", where));
   if (const json& sol = member(j, "speed_of_light", where); !sol.is_null())
     t.speed_of_light = parse_speed_of_light(sol, at("speed_of_light"));
-  e.options = archive::options_from_json(member(j, "options", where));
+  e.options = options_from_json(member(j, "options", where));
   const json& cache = member(j, "reference_latency_cache", where);
   e.options.cache_reference_latency = cache.at("use").get<bool>();
   e.options.remeasure_reference = cache.at("remeasure").get<bool>();

@@ -17,7 +17,10 @@
 #include "archive/index_rows.h"
 #include "eval/eval_options.h"
 
-namespace kh::archive {
+namespace kh::record {
+
+using archive::RowId;
+using archive::TraceFacts;
 
 struct RerunOptions {
   bool fresh_seeds = false;  // draw new seeds instead of the recorded base seed
@@ -50,6 +53,6 @@ struct RerunResult {
 
 // Throws kh::Error when the run is not in the archive, a blob is missing, or the
 // harness cannot run (no device for the recorded backend, the reference fails to build).
-[[nodiscard]] RerunResult rerun(Archive& archive, RowId run_id, const RerunOptions& options);
+[[nodiscard]] RerunResult rerun(archive::Archive& archive, RowId run_id, const RerunOptions& options);
 
-}  // namespace kh::archive
+}  // namespace kh::record

@@ -1,12 +1,12 @@
 // The options a run was measured with survive the archive: rerun reads back exactly what
 // shaped the measurement, and an older record missing a newer field keeps its meaning.
-#include "archive/eval_options_json.h"
+#include "eval/eval_options_json.h"
 
 #include <gtest/gtest.h>
 
 #include "error/error.h"
 
-namespace kh::archive {
+namespace kh {
 namespace {
 
 TEST(EvalOptionsJson, EveryMeasurementFieldRoundTrips) {
@@ -62,4 +62,4 @@ TEST(EvalOptionsJson, AWrongTypeNamesTheField) {
 }
 
 }  // namespace
-}  // namespace kh::archive
+}  // namespace kh

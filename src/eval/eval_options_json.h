@@ -9,7 +9,7 @@
 #include "eval/eval_options.h"
 #include "eval/speed_of_light.h"
 
-namespace kh::archive {
+namespace kh {
 
 [[nodiscard]] nlohmann::ordered_json options_to_json(const EvalOptions& options);
 // Fields absent from `j` keep EvalOptions' defaults; a field of the wrong type throws
@@ -22,4 +22,4 @@ namespace kh::archive {
 // The operator.json form ({"flops", "bytes", "compute"}), which parse_speed_of_light reads.
 [[nodiscard]] nlohmann::ordered_json speed_of_light_to_json(const SpeedOfLightModel& model);
 
-}  // namespace kh::archive
+}  // namespace kh

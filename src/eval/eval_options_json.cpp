@@ -1,10 +1,10 @@
-#include "archive/eval_options_json.h"
+#include "eval/eval_options_json.h"
 
 #include <string>
 
 #include "error/error.h"
 
-namespace kh::archive {
+namespace kh {
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -114,4 +114,4 @@ json speed_of_light_to_json(const SpeedOfLightModel& m) {
           {"compute", std::string(compute_unit_name(m.compute))}};
 }
 
-}  // namespace kh::archive
+}  // namespace kh

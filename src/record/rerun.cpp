@@ -1,21 +1,19 @@
-#include "archive/rerun.h"
+#include "record/rerun.h"
 
 #include <fstream>
 #include <map>
 #include <random>
 
 #include "archive/document_rows.h"
-#include "archive/eval_options_json.h"
-#include "archive/evaluation_record.h"
 #include "archive/recorded_run.h"
 #include "archive/relative_path.h"
-#include "archive/run_writer.h"
-#include "archive/utc_time.h"
-#include "eval/evaluator.h"
-#include "eval/trace_record.h"
+#include "eval/eval_options_json.h"
+#include "record/recorded_evaluation.h"
 #include "trace/json_io.h"
 
-namespace kh::archive {
+namespace kh::record {
+using archive::BlobStore;
+using archive::RecordedRun;
 namespace fs = std::filesystem;
 namespace {
 
@@ -28,7 +26,7 @@ class InputRoot {
     path_ = fs::temp_directory_path() / ("kh_rerun_" + std::to_string(rd()) + std::to_string(rd()));
     fs::create_directories(path_);
     for (const auto& [relative, blob] : files) {
-      const fs::path target = path_ / require_contained_path(relative, "workload_files.path");
+      const fs::path target = path_ / archive::require_contained_path(relative, "workload_files.path");
       fs::create_directories(target.parent_path());
       std::error_code ec;
       fs::copy_file(blobs.path_of(blob), target, fs::copy_options::overwrite_existing, ec);
@@ -83,7 +81,7 @@ std::vector<RerunWorkload> compare(const RecordedRun& run, const std::vector<Tra
   for (const TraceFacts& f : run.traces) before.emplace(f.workload_uuid, &f);
   std::vector<RerunWorkload> out;
   for (const Trace& t : traces) {
-    RerunWorkload w{t.workload.uuid, std::nullopt, trace_facts(t)};
+    RerunWorkload w{t.workload.uuid, std::nullopt, archive::trace_facts(t)};
     if (const auto it = before.find(t.workload.uuid); it != before.end()) w.before = *it->second;
     out.push_back(std::move(w));
   }
@@ -98,8 +96,8 @@ bool RerunResult::statuses_equal() const {
   return true;
 }
 
-RerunResult rerun(Archive& archive, RowId run_id, const RerunOptions& o) {
-  const RecordedRun run = load_run(archive, run_id);
+RerunResult rerun(archive::Archive& archive, RowId run_id, const RerunOptions& o) {
+  const RecordedRun run = archive::load_run(archive, run_id);
   const InputRoot root(archive.blobs(), run.input_files);
   const EvaluationTarget target = target_of(run, root.path());
   const EvalOptions options = options_of(run, o);
@@ -113,26 +111,22 @@ RerunResult rerun(Archive& archive, RowId run_id, const RerunOptions& o) {
   result.seed = options.seed;
   result.same_seed = !o.fresh_seeds && run.options.contains("seed") && !run.options["seed"].is_null();
 
-  const std::string started = utc_now();
-  const SolutionEvaluation evaluation = evaluate_solution(target, options);
-  std::vector<Trace> traces;
-  for (const WorkloadResult& w : evaluation.workloads)
-    traces.push_back(make_trace(target, evaluation, w, options));
-  result.workloads = compare(run, traces);
+  RecordRequest request;
   if (o.record) {
-    EvaluationContext context;
-    context.candidate_json = run.candidate_json;
-    context.candidate_role = run.candidate_role;
-    context.command_line = o.command_line;
-    context.started_at = started;
-    context.finished_at = utc_now();
-    context.origin = "rerun";
-    context.rerun_of = run_id;
-    RunRecord record = evaluation_record(target, evaluation, options, traces, context);
-    record.reference->json_text = *run.reference_json;  // the same reference row, byte for byte
-    result.new_run_id = write_run(archive, record).run_id;
+    request.store = &archive;
+    request.context.candidate_json = run.candidate_json;
+    request.context.candidate_role = run.candidate_role;
+    request.context.command_line = o.command_line;
+    request.context.origin = "rerun";
+    request.context.rerun_of = run_id;
+    request.adjust = [&run](archive::RunRecord& record) {
+      record.reference->json_text = *run.reference_json;  // the same reference row, byte for byte
+    };
   }
+  const RecordedEvaluation evaluated = evaluate_and_record(target, options, std::move(request));
+  result.workloads = compare(run, evaluated.traces);
+  if (evaluated.written) result.new_run_id = evaluated.written->run_id;
   return result;
 }
 
-}  // namespace kh::archive
+}  // namespace kh::record

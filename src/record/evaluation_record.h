@@ -12,12 +12,12 @@
 #include "eval/evaluator.h"
 #include "trace/trace.h"
 
-namespace kh::archive {
+namespace kh::record {
 
 struct EvaluationContext {
   std::string candidate_json;  // the solution document as read; "" writes target.candidate
   std::string candidate_role = "candidate";
-  Lineage lineage;
+  archive::Lineage lineage;
   std::vector<std::string> command_line;
   std::string started_at;
   std::string finished_at;
@@ -25,12 +25,14 @@ struct EvaluationContext {
   std::optional<std::int64_t> rerun_of;
 };
 
-[[nodiscard]] RunRecord evaluation_record(const EvaluationTarget& target, const SolutionEvaluation& result,
-                                          const EvalOptions& options, const std::vector<Trace>& traces,
-                                          const EvaluationContext& context);
+[[nodiscard]] archive::RunRecord evaluation_record(const EvaluationTarget& target,
+                                                   const SolutionEvaluation& result,
+                                                   const EvalOptions& options,
+                                                   const std::vector<Trace>& traces,
+                                                   const EvaluationContext& context);
 
 // Draws a base seed from the OS when none is set. Seeds stay fresh and unpredictable to
 // the candidate, and a run that records its base seed can be repeated exactly.
 void pin_seed(EvalOptions& options);
 
-}  // namespace kh::archive
+}  // namespace kh::record

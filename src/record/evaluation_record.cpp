@@ -1,21 +1,26 @@
-#include "archive/evaluation_record.h"
+#include "record/evaluation_record.h"
 
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <random>
 
-#include "archive/eval_options_json.h"
 #include "archive/relative_path.h"
 #include "eval/device_peaks_json.h"
+#include "eval/eval_options_json.h"
 #include "eval/trace_record.h"
 #include "trace/json_io.h"
 
-namespace kh::archive {
+namespace kh::record {
 namespace fs = std::filesystem;
 namespace {
 
 using json = nlohmann::ordered_json;
+using archive::BuildRecord;
+using archive::RunRecord;
+using archive::SolutionRecord;
+using archive::TraceRecord;
+using archive::WorkloadRecord;
 
 json host_json() {
   json host = json::object();
@@ -69,7 +74,7 @@ WorkloadRecord workload_record(const EvaluationTarget& target, const Workload& w
   for (const auto& [name, input] : w.inputs) {
     const auto* s = std::get_if<SafetensorsInput>(&input.source);
     if (s == nullptr) continue;
-    const std::optional<fs::path> relative = contained_path(s->path);
+    const std::optional<fs::path> relative = archive::contained_path(s->path);
     if (!relative) continue;  // never read: the evaluation refused such a path
     const fs::path file = target.root / *relative;
     std::error_code ec;
@@ -128,4 +133,4 @@ void pin_seed(EvalOptions& options) {
   options.seed = (static_cast<std::uint64_t>(os()) << 32) ^ os();
 }
 
-}  // namespace kh::archive
+}  // namespace kh::record
