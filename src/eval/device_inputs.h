@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "device/backend.h"
-#include "eval/device_tensors.h"
+#include "eval/worker_side/device_tensors.h"
 #include "trace/definition.h"
 #include "trace/workload.h"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "device/backend.h"
-#include "eval/device_tensors.h"
+#include "eval/worker_side/device_tensors.h"
 
 namespace kh {
 

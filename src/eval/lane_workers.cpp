@@ -9,10 +9,10 @@
 #include "error/error.h"
 #include "eval/check/output_checker.h"
 #include "eval/device_peaks_json.h"
-#include "eval/kernel.h"
 #include "eval/python/python_installation.h"
 #include "eval/python/python_solution.h"
 #include "eval/solution_build.h"
+#include "eval/wire/kernel_rejected.h"
 #include "eval/workload_shapes.h"
 #include "worker/self_executable.h"
 

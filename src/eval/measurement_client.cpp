@@ -8,10 +8,10 @@
 #include "error/error.h"
 #include "eval/device_peaks_json.h"
 #include "eval/input_generator.h"
-#include "eval/kernel.h"
-#include "eval/measurement_protocol.h"
-#include "eval/worker_entry.h"
-#include "eval/worker_payload.h"
+#include "eval/wire/kernel_rejected.h"
+#include "eval/wire/measurement_protocol.h"
+#include "eval/wire/worker_entry.h"
+#include "eval/wire/worker_payload.h"
 #include "trace/json_io.h"
 
 namespace kh {

@@ -16,8 +16,7 @@
 
 #include "device/device_peaks.h"
 #include "error/error.h"
-#include "eval/thread_activity_probe.h"
-#include "eval/timed_loop.h"
+#include "eval/wire/timed_result.h"
 #include "trace/definition.h"
 #include "trace/workload.h"
 #include "worker/worker_session.h"

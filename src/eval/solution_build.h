@@ -48,7 +48,7 @@ struct BuildSettings {
                                                        const BuildSettings& settings, int jobs);
 
 // The worker's "load" request for a solution built (or staged) as `built`: the runtime
-// that runs it and what that runtime needs (eval/kernel_loader.h).
+// that runs it and what that runtime needs (eval/worker_side/kernel_loader.h).
 [[nodiscard]] nlohmann::ordered_json load_request(const Solution& solution, const Definition& definition,
                                                   const BuildResult& built);
 

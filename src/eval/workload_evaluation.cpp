@@ -11,7 +11,7 @@
 
 #include "error/error.h"
 #include "eval/input_generator.h"
-#include "eval/worker_payload.h"
+#include "eval/wire/worker_payload.h"
 #include "eval/workload_shapes.h"
 #include "tensor/chunked_hash.h"
 #include "timing/sample_statistics.h"

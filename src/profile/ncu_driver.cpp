@@ -9,7 +9,7 @@
 #include "base/jail/sandbox_mode.h"
 #include "base/process_runner.h"
 #include "error/error.h"
-#include "eval/profiler_ranges.h"
+#include "eval/worker_side/profiler_ranges.h"
 #include "profile/ncu_metrics.h"
 
 namespace kh {

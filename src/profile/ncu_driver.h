@@ -2,7 +2,7 @@
 // `ncu`, clocks left alone (--clock-control none), metrics from ncu_metrics.h, CSV written
 // to a file. Only the second correctness call on each workload (the first is the warm-up)
 // is profiled: ncu selects it by the NVTX range the worker opens around it
-// (eval/profiler_ranges.h), and the inner range names its workload, so one session serves
+// (eval/worker_side/profiler_ranges.h), and the inner range names its workload, so one session serves
 // every workload.
 #pragma once
 

@@ -1,5 +1,5 @@
 // One ncu session for every regime: the launches of each workload are told apart by the
-// workload range the worker opens inside the call range (eval/profiler_ranges.h), and a
+// workload range the worker opens inside the call range (eval/worker_side/profiler_ranges.h), and a
 // regime that session missed is profiled alone. ncu itself is a script here that writes
 // the raw page ncu would, for the workloads it is given.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "eval/profiler_ranges.h"
+#include "eval/worker_side/profiler_ranges.h"
 #include "profile/ncu_driver.h"
 #include "profile/profile_session.h"
 #include "support/temp_dir.h"

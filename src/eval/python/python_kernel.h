@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "device/backend.h"
-#include "eval/kernel.h"
 #include "eval/python/python_interpreter.h"
 #include "eval/python/python_load.h"
+#include "eval/worker_side/kernel.h"
 
 namespace kh {
 

@@ -13,18 +13,9 @@
 #include <map>
 #include <string>
 
+#include "eval/wire/timed_result.h"
+
 namespace kh {
-
-struct LingeringWork {
-  double cpu_ms = 0;      // on-CPU time of other threads during the grace period
-  int threads_ended = 0;  // threads alive at its start and gone at its end
-  int threads_started = 0;
-
-  [[nodiscard]] bool any(double cpu_threshold_ms) const {
-    return cpu_ms > cpu_threshold_ms || threads_ended > 0 || threads_started > 0;
-  }
-  [[nodiscard]] std::string describe() const;
-};
 
 class ThreadActivityProbe {
  public:

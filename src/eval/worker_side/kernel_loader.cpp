@@ -1,4 +1,4 @@
-#include "eval/kernel_loader.h"
+#include "eval/worker_side/kernel_loader.h"
 
 #include <fmt/format.h>
 
@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "error/error.h"
-#include "eval/kernel_library.h"
 #include "eval/python/python_kernel.h"
+#include "eval/worker_side/kernel_library.h"
 
 namespace kh {
 

@@ -1,4 +1,4 @@
-#include "eval/kernel_library.h"
+#include "eval/worker_side/kernel_library.h"
 
 #include <dlfcn.h>
 #include <fmt/format.h>

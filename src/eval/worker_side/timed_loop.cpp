@@ -1,4 +1,4 @@
-#include "eval/timed_loop.h"
+#include "eval/worker_side/timed_loop.h"
 
 #include <algorithm>
 #include <chrono>
@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "error/error.h"
+#include "eval/worker_side/thread_activity_probe.h"
 #include "timing/iteration_timer.h"
 
 namespace kh {

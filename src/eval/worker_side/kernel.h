@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "error/error.h"
+#include "eval/wire/kernel_rejected.h"
 #include "trace/trace.h"
 
 namespace kh {
@@ -51,13 +52,6 @@ class Kernel {
   [[nodiscard]] CallResult call(const std::vector<kh_arg>& args, void* stream) const {
     return prepare(args, stream)->run();
   }
-};
-
-// A solution the worker cannot make callable for a reason of its own (a Python syntax or
-// import error, no such entry function): COMPILE_ERROR, found before anything runs.
-class KernelRejected : public Error {
- public:
-  using Error::Error;
 };
 
 }  // namespace kh

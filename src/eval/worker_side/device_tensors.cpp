@@ -1,4 +1,4 @@
-#include "eval/device_tensors.h"
+#include "eval/worker_side/device_tensors.h"
 
 #include <utility>
 

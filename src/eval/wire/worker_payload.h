@@ -8,8 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "eval/thread_activity_probe.h"
-#include "eval/timed_loop.h"
+#include "eval/wire/timed_result.h"
 #include "tensor/host_tensor.h"
 #include "timing/stop_criterion.h"
 #include "trace/definition.h"

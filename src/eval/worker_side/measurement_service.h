@@ -11,7 +11,7 @@
 #include <string>
 
 #include "device/backend.h"
-#include "eval/kernel.h"
+#include "eval/worker_side/kernel.h"
 #include "worker/message.h"
 
 namespace kh {

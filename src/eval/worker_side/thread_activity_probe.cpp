@@ -1,4 +1,4 @@
-#include "eval/thread_activity_probe.h"
+#include "eval/worker_side/thread_activity_probe.h"
 
 #include <fmt/format.h>
 #include <sys/syscall.h>
@@ -9,12 +9,6 @@
 #include <thread>
 
 namespace kh {
-
-std::string LingeringWork::describe() const {
-  return fmt::format(
-      "{:.2f} ms of CPU on other threads, {} thread(s) ended and {} started after the call returned", cpu_ms,
-      threads_ended, threads_started);
-}
 
 std::map<std::string, std::uint64_t> ThreadActivityProbe::other_threads() {
   const std::string self = std::to_string(static_cast<long>(syscall(SYS_gettid)));

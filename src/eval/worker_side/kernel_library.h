@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "eval/kernel.h"
+#include "eval/worker_side/kernel.h"
 
 namespace kh {
 

@@ -1,4 +1,4 @@
-#include "eval/measurement_service.h"
+#include "eval/worker_side/measurement_service.h"
 
 #include <fmt/format.h>
 
@@ -9,12 +9,12 @@
 #include "eval/device_inputs.h"
 #include "eval/device_peaks_json.h"
 #include "eval/input_generator.h"
-#include "eval/kernel_loader.h"
-#include "eval/measurement_protocol.h"
-#include "eval/profiler_ranges.h"
-#include "eval/thread_activity_probe.h"
-#include "eval/timed_loop.h"
-#include "eval/worker_payload.h"
+#include "eval/wire/measurement_protocol.h"
+#include "eval/wire/worker_payload.h"
+#include "eval/worker_side/kernel_loader.h"
+#include "eval/worker_side/profiler_ranges.h"
+#include "eval/worker_side/thread_activity_probe.h"
+#include "eval/worker_side/timed_loop.h"
 #include "tensor/chunked_hash.h"
 #include "tensor/element_access.h"
 #include "trace/json_io.h"

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "device/backend.h"
-#include "eval/kernel.h"
+#include "eval/worker_side/kernel.h"
 
 namespace kh {
 

@@ -1,11 +1,11 @@
-#include "eval/worker_payload.h"
+#include "eval/wire/worker_payload.h"
 
 #include <fmt/format.h>
 
 #include <cstring>
 
 #include "error/error.h"
-#include "eval/measurement_protocol.h"
+#include "eval/wire/measurement_protocol.h"
 
 namespace kh {
 

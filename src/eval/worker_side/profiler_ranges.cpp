@@ -1,4 +1,4 @@
-#include "eval/profiler_ranges.h"
+#include "eval/worker_side/profiler_ranges.h"
 
 #include <fmt/format.h>
 

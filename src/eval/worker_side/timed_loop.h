@@ -1,0 +1,38 @@
+// The worker's timed loop: the measurement of docs/timing.md, on one workload.
+//
+// Every iteration: poison this iteration's output slot, flush the cache, then time
+// the call with the primary timer (CUPTI all-stream span, or steady clock on the CPU)
+// and, on CUDA, a CUDA-event timer alongside it for cross-checking. Input sets rotate,
+// so consecutive iterations see different data at different addresses; output slots
+// rotate too, and the last slots' contents come back to be re-checked. No CUDA graphs.
+// Each call's arguments are converted for the kernel (Kernel::prepare) before the timers
+// start, so only the call itself is timed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "device/backend.h"
+#include "eval/wire/timed_result.h"
+#include "eval/worker_side/device_tensors.h"
+#include "eval/worker_side/kernel.h"
+#include "timing/stop_criterion.h"
+
+namespace kh {
+
+struct TimedLoopConfig {
+  int warmup = 10;
+  int iterations = 50;                   // the official protocol's fixed count
+  std::optional<StopParameters> robust;  // set: sample until the stdrel rule stops
+  int recheck = 4;                       // output slots; the last contents of each come back to be re-checked
+  std::uint8_t poison = 0xFF;
+};
+
+[[nodiscard]] TimedLoopResult run_timed_loop(Backend& backend, const Kernel& kernel,
+                                             std::vector<std::vector<DeviceTensor>>& input_sets,
+                                             const std::vector<HostTensor>& output_templates,
+                                             const TimedLoopConfig& config);
+
+}  // namespace kh
