@@ -23,6 +23,7 @@
 #include "cli/workload_source.h"
 #include "device/backend.h"
 #include "error/error.h"
+#include "eval/eval_invocation.h"
 #include "eval/evaluator.h"
 #include "eval/operator_library.h"
 #include "eval/python/python_solution.h"
@@ -257,29 +258,29 @@ int run_task(EvalArgs& a) {
 
 void register_eval(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<EvalArgs>();
-  CLI::App* cmd =
-      app.add_subcommand("eval", "Build, check and time a solution on every workload of a definition");
-  cmd->add_option("--trace-set", args->trace_set,
+  CLI::App* cmd = app.add_subcommand(eval_flag::kCommand,
+                                     "Build, check and time a solution on every workload of a definition");
+  cmd->add_option(eval_flag::kTraceSet, args->trace_set,
                   "FlashInfer-Trace folder with the definition and its workloads")
       ->check(CLI::ExistingDirectory);
-  cmd->add_option("--definition", args->definition, "Definition name (required but with --job)");
+  cmd->add_option(eval_flag::kDefinition, args->definition, "Definition name (required but with --job)");
   auto* solution =
-      cmd->add_option("--solution", args->solution, "Solution JSON file")->check(CLI::ExistingFile);
+      cmd->add_option(eval_flag::kSolution, args->solution, "Solution JSON file")->check(CLI::ExistingFile);
   auto* baseline = cmd->add_flag("--baseline", args->baseline,
                                  "Evaluate kharness's baseline of the definition for the chosen backend");
   solution->excludes(baseline);
   baseline->excludes(solution);
-  cmd->add_option("--workload", args->workloads,
+  cmd->add_option(eval_flag::kWorkload, args->workloads,
                   "Only these workloads: uuid or a unique prefix of it (repeatable)");
   cmd->add_option("--protocol", args->protocol, "official (contest) or robust (noise-controlled)")
       ->check(CLI::IsMember({"official", "robust"}));
-  cmd->add_option("--backend", args->backend, "cuda, cpu, or auto (cuda where a GPU is present)")
+  cmd->add_option(eval_flag::kBackend, args->backend, "cuda, cpu, or auto (cuda where a GPU is present)")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   cmd->add_option("--reference", args->reference,
                   "auto (kharness's own where it has one, else the definition's PyTorch reference), "
                   "native, or pytorch")
       ->check(CLI::IsMember({"auto", "native", "pytorch"}));
-  cmd->add_option("--trials", args->trials, "Correctness trials, each with a fresh seed")
+  cmd->add_option(eval_flag::kTrials, args->trials, "Correctness trials, each with a fresh seed")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--timing-trials", args->timing_trials, "Timing trials (official protocol)")
       ->check(CLI::PositiveNumber);
@@ -313,7 +314,7 @@ void register_eval(CLI::App& app, int& exit_code) {
   cmd->add_option("--max-consecutive-failures", args->max_consecutive_failures,
                   "After this many TIMEOUT or crash results in a row, report the rest unrun (0: run all)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--no-timing", args->no_timing,
+  cmd->add_flag(eval_flag::kNoTiming, args->no_timing,
                 "Check correctness only: no latency (a profiler's session, where only the calls matter)");
   cmd->add_option("--archive", args->archive,
                   "Record the run (solution, builds, traces, samples, environment) in this archive folder");

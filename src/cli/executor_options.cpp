@@ -6,11 +6,12 @@
 #include <cstdio>
 
 #include "error/error.h"
+#include "eval/eval_invocation.h"
 
 namespace kh::cli {
 
 void add_gpus_option(CLI::App* cmd, ExecutorArgs& a) {
-  cmd->add_option("--gpus", a.gpus,
+  cmd->add_option(eval_flag::kGpus, a.gpus,
                   "Devices to deal the workloads over, one reference and one candidate worker each: all, or "
                   "ordinals such as 0,1 (on the cpu backend: logical lanes sharing the host)");
 }

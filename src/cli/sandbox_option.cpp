@@ -6,11 +6,12 @@
 #include "base/jail/isolation_probe.h"
 #include "base/jail/sandbox_mode.h"
 #include "error/error.h"
+#include "eval/eval_invocation.h"
 
 namespace kh::cli {
 
 void add_sandbox_option(CLI::App* cmd, std::string& value) {
-  cmd->add_option("--sandbox", value,
+  cmd->add_option(eval_flag::kSandbox, value,
                   "Jail for the processes that build and run candidate code: strict (the full jail or "
                   "refuse to run), best (the strongest this machine allows), off")
       ->check(CLI::IsMember({"strict", "best", "off", "profiled"}))

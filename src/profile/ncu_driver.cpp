@@ -9,6 +9,7 @@
 #include "base/jail/sandbox_mode.h"
 #include "base/process_runner.h"
 #include "error/error.h"
+#include "eval/eval_invocation.h"
 #include "eval/worker_side/profiler_ranges.h"
 #include "profile/ncu_metrics.h"
 
@@ -19,27 +20,36 @@ std::optional<std::filesystem::path> find_ncu() {
 }
 
 std::vector<std::string> ncu_command(const std::filesystem::path& ncu, const NcuRequest& r) {
-  std::vector<std::string> argv{ncu.string(), "--clock-control", "none", "--target-processes", "all",
-                                "--nvtx", "--nvtx-include", call_range_name(true, 2) + "/", "--metrics",
-                                fmt::format("{}", fmt::join(ncu_metric_names(), ",")), "--csv", "--page",
-                                "raw", "--log-file", (r.work_dir / "ncu.csv").string(), r.kharness.string(),
-                                "eval", "--definition", r.definition, "--solution", r.solution.string(),
-                                "--backend", "cuda", "--trials", "2", "--no-timing",
-                                // The workers under ncu keep kharness's user (the GPU's
-                                // counters need it) and talk to ncu: see SandboxMode.
-                                "--sandbox", sandbox_mode() == SandboxMode::off ? "off" : "profiled"};
-  for (const std::string& uuid : r.workloads) {
-    argv.push_back("--workload");
-    argv.push_back(uuid);
-  }
-  if (!r.trace_set.empty()) {
-    argv.push_back("--trace-set");
-    argv.push_back(r.trace_set.string());
-  }
-  if (!r.gpus.empty()) {
-    argv.push_back("--gpus");
-    argv.push_back(r.gpus);
-  }
+  EvalInvocation eval;
+  eval.definition = r.definition;
+  eval.solution = r.solution;
+  eval.backend = "cuda";
+  eval.correctness_trials = 2;  // the second call of each workload is the one profiled
+  eval.timing = false;
+  // The workers under ncu keep kharness's user (the GPU's counters need it) and talk to
+  // ncu: see SandboxMode.
+  eval.sandbox = sandbox_mode() == SandboxMode::off ? "off" : "profiled";
+  eval.workloads = r.workloads;
+  eval.trace_set = r.trace_set;
+  eval.gpus = r.gpus;
+  std::vector<std::string> argv{ncu.string(),
+                                "--clock-control",
+                                "none",
+                                "--target-processes",
+                                "all",
+                                "--nvtx",
+                                "--nvtx-include",
+                                call_range_name(true, 2) + "/",
+                                "--metrics",
+                                fmt::format("{}", fmt::join(ncu_metric_names(), ",")),
+                                "--csv",
+                                "--page",
+                                "raw",
+                                "--log-file",
+                                (r.work_dir / "ncu.csv").string(),
+                                r.kharness.string()};
+  const std::vector<std::string> eval_arguments = eval.arguments();
+  argv.insert(argv.end(), eval_arguments.begin(), eval_arguments.end());
   return argv;
 }
 

@@ -1,7 +1,9 @@
 // `kharness eval` on FlashInfer-Trace data it used to refuse or mishandle: a solution whose
 // `definition` field names another definition is refused before anything runs (exit 1,
 // both names said), and a workload with an axis of 0 (flashinfer-bench allows any value
-// >= 0; a public gqa_paged workload has num_pages 0) is evaluated like any other.
+// >= 0; a public gqa_paged workload has num_pages 0) is evaluated like any other. And the
+// typed invocation other modules start `kharness eval` with (the profiler, under ncu)
+// is one the command takes, flag for flag.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -10,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "eval/eval_invocation.h"
 #include "kharness_command.h"
 
 namespace {
@@ -79,10 +82,40 @@ TEST_F(EvalInterop, AnAxisOfZeroIsEvaluatedLikeAnyOther) {
   // Zero rows leave nothing to time (a correct CUDA call may launch nothing at all);
   // three rows are timed as usual.
   EXPECT_FALSE(j["traces"][0]["evaluation"]["kharness"].contains("latency")) << j["traces"][0].dump();
-  EXPECT_NE(j["traces"][0]["evaluation"]["log"].get<std::string>().find("not timed: the outputs have no elements"),
-            std::string::npos)
+  EXPECT_NE(
+      j["traces"][0]["evaluation"]["log"].get<std::string>().find("not timed: the outputs have no elements"),
+      std::string::npos)
       << j["traces"][0].dump();
   EXPECT_TRUE(j["traces"][1]["evaluation"]["kharness"].contains("latency")) << j["traces"][1].dump();
+}
+
+// The profiler's way of starting an eval, through the real command: the flags exist,
+// and each one does what the invocation says (the trials, no timing, those workloads
+// in that order).
+TEST_F(EvalInterop, TheTypedInvocationIsOneTheCommandTakes) {
+  kh::EvalInvocation eval;
+  eval.definition = "rmsnorm_h128";
+  eval.solution = kSolution;
+  eval.backend = "cpu";
+  eval.correctness_trials = 2;
+  eval.timing = false;
+  eval.sandbox = "best";
+  eval.workloads = {"c4baffdb-7951-52bc-af57-9cd40126df77", "4be9fa62-9ab2-50e2-a26c-6fbe40872ecc"};
+  eval.gpus = "0";
+  std::string args;
+  for (const std::string& a : eval.arguments()) args += "'" + a + "' ";
+  const CommandResult r = run(args + "--json", Stderr::dropped);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  ASSERT_EQ(j["traces"].size(), 2u) << r.out;
+  for (std::size_t i = 0; i < 2; ++i) {
+    const nlohmann::json& t = j["traces"][i];
+    EXPECT_EQ(t["workload"]["uuid"], eval.workloads[i]);
+    EXPECT_EQ(t["evaluation"]["status"], "PASSED") << t.dump();
+    EXPECT_EQ(t["evaluation"]["kharness"]["correctness_seeds"].size(), 2u) << t.dump();
+    EXPECT_FALSE(t["evaluation"]["kharness"].contains("latency")) << t.dump();
+  }
 }
 
 }  // namespace
