@@ -31,9 +31,9 @@ ordered_json diagnosis_summary(const ordered_json& report) {
 
 }  // namespace
 
-ordered_json archive_profile(archive::Archive& store, const ProfileRequest& request,
-                             const ProfileReport& report, record::EvaluationContext context) {
-  const EvaluationTarget target = representatives_target(request.target, report.plan);
+ordered_json archive_profile(archive::Archive& store, const profile::ProfileRequest& request,
+                             const profile::ProfileReport& report, record::EvaluationContext context) {
+  const EvaluationTarget target = profile::representatives_target(request.target, report.plan);
   const std::vector<Trace> traces = record::evaluation_traces(target, report.evaluation, request.options);
   context.command_line = invocation();
   const archive::WrittenRun run = record::record_evaluation(store, target, report.evaluation, request.options,
@@ -44,7 +44,7 @@ ordered_json archive_profile(archive::Archive& store, const ProfileRequest& requ
       {run.solution_content_id, run.run_id, std::nullopt, "diagnosis", report_json.dump(2) + "\n",
        diagnosis_summary(report_json)},
       {run.solution_content_id, run.run_id, std::nullopt, "diagnosis_markdown", report.markdown(), nullptr}};
-  for (const NcuSessionRecord& s : report.ncu_runs) {
+  for (const profile::NcuSessionRecord& s : report.ncu_runs) {
     const std::filesystem::path csv = s.dir / "ncu.csv";
     if (!std::filesystem::exists(csv)) continue;  // ncu wrote nothing: the report's notes say why
     const std::optional<std::string> one =

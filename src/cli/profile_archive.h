@@ -14,7 +14,8 @@
 namespace kh::cli {
 
 // Returns {"run_id", "solution_content_id", "profiles"} (how many were recorded).
-nlohmann::ordered_json archive_profile(archive::Archive& store, const ProfileRequest& request,
-                                       const ProfileReport& report, record::EvaluationContext context);
+nlohmann::ordered_json archive_profile(archive::Archive& store, const profile::ProfileRequest& request,
+                                       const profile::ProfileReport& report,
+                                       record::EvaluationContext context);
 
 }  // namespace kh::cli

@@ -43,10 +43,10 @@ struct ProfileArgs {
   ExecutorArgs scale_args;  // --gpus
 };
 
-ProfileRequest make_request(const ProfileArgs& a, const std::string& backend) {
+profile::ProfileRequest make_request(const ProfileArgs& a, const std::string& backend) {
   const OperatorLibrary ops = operator_library(a.operators);
   LoadedInputs in = load_definition_workloads(a.trace_set, a.definition, ops, a.small);
-  ProfileRequest r{
+  profile::ProfileRequest r{
       ops.target(in.definition, in.workloads, in.root,
                  a.baseline ? ops.baseline(a.definition, backend) : load_solution_file(a.solution), backend),
       a.solution,
@@ -89,7 +89,7 @@ int run(const ProfileArgs& a) {
   if (!a.archive.empty()) store = archive::Archive::open_or_create(a.archive);
   record::EvaluationContext context;
   context.started_at = archive::utc_now();
-  ProfileRequest request = make_request(a, backend);
+  profile::ProfileRequest request = make_request(a, backend);
   if (store) {
     record::pin_seed(request.options);  // so that `kharness rerun` repeats the evaluation exactly
     context.candidate_role = a.baseline ? "baseline" : "candidate";
@@ -98,7 +98,7 @@ int run(const ProfileArgs& a) {
   request.on_step = [](const std::string& line) { fmt::print(stderr, "kharness profile: {}\n", line); };
   fmt::print(stderr, "kharness profile: {} on {} ({} workloads), {} backend\n", request.target.candidate.name,
              a.definition, request.target.workloads.size(), backend);
-  const ProfileReport report = run_profile(request);
+  const profile::ProfileReport report = profile::run_profile(request);
   const auto md_path = request.out_dir / "profile.md";
   const auto json_path = request.out_dir / "profile.json";
   write_text(md_path, report.markdown());

@@ -52,13 +52,13 @@ std::vector<Option> options_of(const std::vector<RegimeDiagnosis>& diagnosis) {
   std::vector<Option> out;
   for (const RegimeDiagnosis& r : regimes) {
     const double weight = 0.5 + r.cost_share;  // a heavy regime matters more, a light one still counts
-    for (const Direction& d : r.diagnosis.directions)
+    for (const profile::Direction& d : r.diagnosis.directions)
       out.push_back(
           {{r.regime, d.title, d.family, fmt::format("{}-bound: {}", r.diagnosis.bottleneck, d.why), ""},
            d.score * weight});
     for (const CatalogueEntry& c : kCatalogue) {
       const bool covered = std::any_of(r.diagnosis.directions.begin(), r.diagnosis.directions.end(),
-                                       [&](const Direction& d) { return d.family == c.family; });
+                                       [&](const profile::Direction& d) { return d.family == c.family; });
       if (!covered)
         out.push_back(
             {{r.regime, c.direction, c.family, "a generic direction (no rule points elsewhere)", ""},
@@ -143,9 +143,9 @@ Choice from_directives(const ChoiceInput& in) {
 
 }  // namespace
 
-std::vector<RegimeDiagnosis> regime_diagnoses(const ProfileReport& report) {
+std::vector<RegimeDiagnosis> regime_diagnoses(const profile::ProfileReport& report) {
   std::vector<RegimeDiagnosis> out;
-  for (const RegimeProfile& r : report.regimes)
+  for (const profile::RegimeProfile& r : report.regimes)
     out.push_back({r.regime.name, r.regime.cost_share, r.diagnosis});
   return out;
 }

@@ -36,11 +36,11 @@ namespace kh::control {
 struct RegimeDiagnosis {
   std::string regime;
   double cost_share = 0;  // of the definition's total estimated cost
-  Diagnosis diagnosis;
+  profile::Diagnosis diagnosis;
 };
 
 // The regimes of a profile report, in its order.
-[[nodiscard]] std::vector<RegimeDiagnosis> regime_diagnoses(const ProfileReport& report);
+[[nodiscard]] std::vector<RegimeDiagnosis> regime_diagnoses(const profile::ProfileReport& report);
 
 struct ChoiceInput {
   std::vector<RegimeDiagnosis> diagnosis;

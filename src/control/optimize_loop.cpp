@@ -28,7 +28,7 @@ LoopConfig with_agents(LoopConfig config) {
   return config;
 }
 
-LoopTarget gated(LoopTarget target, const RegimePlan& plan) {
+LoopTarget gated(LoopTarget target, const profile::RegimePlan& plan) {
   target.gate_workloads = gate_workloads(plan);
   return target;
 }
@@ -40,7 +40,7 @@ LoopRunner::LoopRunner(archive::Archive& archive, LoopConfig config)
       config_(with_agents(std::move(config))),
       state_(open_loop(archive_, config_)),
       earlier_runs_s_(state_.elapsed_s),
-      plan_(kh::plan_regimes(config_.target.base)),
+      plan_(kh::profile::plan_regimes(config_.target.base)),
       steps_(archive_, state_.loop_id, gated(config_.target, plan_), state_.seed, config_.command_line,
              config_.progress) {
   if (!config_.seed_scope.empty()) steps_.set_seed_scope(config_.seed_scope);

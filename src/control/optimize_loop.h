@@ -66,7 +66,7 @@ class LoopRunner {
   LoopState state_;
   double earlier_runs_s_ = 0;  // the rounds of earlier runs
   std::int64_t rounds_this_run_ = 0;
-  RegimePlan plan_;
+  profile::RegimePlan plan_;
   StepRunner steps_;
 };
 

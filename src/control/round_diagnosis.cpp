@@ -6,9 +6,9 @@
 
 namespace kh::control {
 
-std::vector<std::size_t> gate_workloads(const RegimePlan& plan) {
+std::vector<std::size_t> gate_workloads(const profile::RegimePlan& plan) {
   std::vector<std::size_t> out;
-  for (const Regime& r : plan.regimes) {
+  for (const profile::Regime& r : plan.regimes) {
     if (!r.representatives.empty() &&
         std::find(out.begin(), out.end(), r.representatives.front()) == out.end()) {
       out.push_back(r.representatives.front());
@@ -17,11 +17,11 @@ std::vector<std::size_t> gate_workloads(const RegimePlan& plan) {
   return out;
 }
 
-std::vector<RegimeDiagnosis> diagnose_regimes(const EvaluationTarget& target, const RegimePlan& plan,
+std::vector<RegimeDiagnosis> diagnose_regimes(const EvaluationTarget& target, const profile::RegimePlan& plan,
                                               const Sweep& baseline) {
   std::vector<RegimeDiagnosis> out;
-  for (const Regime& r : plan.regimes) {
-    RegimeEvidence e;
+  for (const profile::Regime& r : plan.regimes) {
+    profile::RegimeEvidence e;
     e.regime = r.name;
     if (!r.representatives.empty()) {
       const std::string& uuid = target.workloads.at(r.representatives.front()).uuid;
@@ -32,17 +32,18 @@ std::vector<RegimeDiagnosis> diagnose_regimes(const EvaluationTarget& target, co
         e.sol_fraction = w.sol_fraction;
       }
     }
-    out.push_back(RegimeDiagnosis{r.name, r.cost_share, diagnose(e)});
+    out.push_back(RegimeDiagnosis{r.name, r.cost_share, profile::diagnose(e)});
   }
   return out;
 }
 
-nlohmann::ordered_json regimes_json(const RegimePlan& plan, const std::vector<RegimeDiagnosis>& diagnoses) {
+nlohmann::ordered_json regimes_json(const profile::RegimePlan& plan,
+                                    const std::vector<RegimeDiagnosis>& diagnoses) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < plan.regimes.size() && i < diagnoses.size(); ++i) {
-    const Regime& r = plan.regimes[i];
+    const profile::Regime& r = plan.regimes[i];
     nlohmann::ordered_json directions = nlohmann::ordered_json::array();
-    for (const Direction& d : diagnoses[i].diagnosis.directions) {
+    for (const profile::Direction& d : diagnoses[i].diagnosis.directions) {
       directions.push_back({{"family", d.family}, {"title", d.title}, {"why", d.why}});
     }
     list.push_back({{"regime", r.name},

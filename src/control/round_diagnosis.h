@@ -17,12 +17,13 @@
 namespace kh::control {
 
 // The representatives' indices, one per regime, in the plan's order, without repeats.
-[[nodiscard]] std::vector<std::size_t> gate_workloads(const RegimePlan& plan);
+[[nodiscard]] std::vector<std::size_t> gate_workloads(const profile::RegimePlan& plan);
 
 [[nodiscard]] std::vector<RegimeDiagnosis> diagnose_regimes(const EvaluationTarget& target,
-                                                            const RegimePlan& plan, const Sweep& baseline);
+                                                            const profile::RegimePlan& plan,
+                                                            const Sweep& baseline);
 
-[[nodiscard]] nlohmann::ordered_json regimes_json(const RegimePlan& plan,
+[[nodiscard]] nlohmann::ordered_json regimes_json(const profile::RegimePlan& plan,
                                                   const std::vector<RegimeDiagnosis>& diagnoses);
 
 }  // namespace kh::control

@@ -57,7 +57,7 @@ Knowledge own_memory(const Knowledge& all, const std::string& loop_id) {
 class Round {
  public:
   Round(archive::Archive& archive, const LoopConfig& config, const LoopState& state, StepRunner& steps,
-        const RegimePlan& plan, std::int64_t round, std::size_t budget)
+        const profile::RegimePlan& plan, std::int64_t round, std::size_t budget)
       : archive_(archive),
         config_(config),
         state_(state),
@@ -99,7 +99,7 @@ class Round {
   const LoopConfig& config_;
   const LoopState& state_;
   StepRunner& steps_;
-  const RegimePlan& plan_;
+  const profile::RegimePlan& plan_;
   std::int64_t round_;
   std::size_t budget_;
   std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
@@ -546,7 +546,8 @@ RoundOutcome Round::run() {
 }  // namespace
 
 RoundOutcome run_round(archive::Archive& archive, const LoopConfig& config, const LoopState& state,
-                       StepRunner& steps, const RegimePlan& plan, std::int64_t round, std::size_t budget) {
+                       StepRunner& steps, const profile::RegimePlan& plan, std::int64_t round,
+                       std::size_t budget) {
   return Round(archive, config, state, steps, plan, round, budget).run();
 }
 

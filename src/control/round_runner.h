@@ -38,6 +38,7 @@ struct RoundOutcome {
 
 // Runs round `round` and records its decision. `budget` caps the candidates evaluated.
 RoundOutcome run_round(archive::Archive& archive, const LoopConfig& config, const LoopState& state,
-                       StepRunner& steps, const RegimePlan& plan, std::int64_t round, std::size_t budget);
+                       StepRunner& steps, const profile::RegimePlan& plan, std::int64_t round,
+                       std::size_t budget);
 
 }  // namespace kh::control

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <functional>
 
-namespace kh {
+namespace kh::profile {
 
 namespace {
 
@@ -184,4 +184,4 @@ Diagnosis diagnose(const RegimeEvidence& evidence) {
   return d;
 }
 
-}  // namespace kh
+}  // namespace kh::profile

@@ -14,7 +14,7 @@
 
 #include "profile/regime_evidence.h"
 
-namespace kh {
+namespace kh::profile {
 
 struct Direction {
   std::string family;  // technique family: "memory_access", "parallelism", ...
@@ -34,4 +34,4 @@ struct Diagnosis {
 // The launch-bound threshold: below this latency fixed launch costs dominate.
 inline constexpr double kLaunchBoundMs = 0.005;
 
-}  // namespace kh
+}  // namespace kh::profile

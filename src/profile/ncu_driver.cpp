@@ -13,7 +13,7 @@
 #include "eval/worker_side/profiler_ranges.h"
 #include "profile/ncu_metrics.h"
 
-namespace kh {
+namespace kh::profile {
 
 std::optional<std::filesystem::path> find_ncu() {
   return detail::find_compiler("KHARNESS_NCU", "ncu", {"/usr/local/cuda/bin/ncu"});
@@ -114,4 +114,4 @@ std::vector<KernelMetrics> kernels_of_workload(const std::vector<KernelMetrics>&
   return out;
 }
 
-}  // namespace kh
+}  // namespace kh::profile

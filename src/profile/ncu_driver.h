@@ -14,7 +14,7 @@
 
 #include "profile/regime_evidence.h"
 
-namespace kh {
+namespace kh::profile {
 
 struct NcuRequest {
   std::filesystem::path kharness;  // the binary to profile
@@ -47,4 +47,4 @@ struct NcuRun {
 [[nodiscard]] std::vector<KernelMetrics> kernels_of_workload(const std::vector<KernelMetrics>& kernels,
                                                              std::string_view workload_uuid);
 
-}  // namespace kh
+}  // namespace kh::profile

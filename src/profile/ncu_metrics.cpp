@@ -8,7 +8,7 @@
 
 #include "error/error.h"
 
-namespace kh {
+namespace kh::profile {
 
 namespace {
 
@@ -164,4 +164,4 @@ std::vector<KernelMetrics> parse_ncu_raw_csv(std::string_view csv) {
   return out;
 }
 
-}  // namespace kh
+}  // namespace kh::profile

@@ -13,7 +13,7 @@
 
 #include "profile/regime_evidence.h"
 
-namespace kh {
+namespace kh::profile {
 
 // The metric names passed to `ncu --metrics`, comma-joined.
 [[nodiscard]] const std::vector<std::string>& ncu_metric_names();
@@ -22,4 +22,4 @@ namespace kh {
 // the CSV is malformed (no header, a row of the wrong width); missing metrics are 0.
 [[nodiscard]] std::vector<KernelMetrics> parse_ncu_raw_csv(std::string_view csv);
 
-}  // namespace kh
+}  // namespace kh::profile

@@ -3,7 +3,7 @@
 
 #include "profile/profile_session.h"
 
-namespace kh {
+namespace kh::profile {
 
 namespace {
 
@@ -140,4 +140,4 @@ nlohmann::ordered_json ProfileReport::json() const {
            {{"evaluation", evaluation_seconds}, {"ncu", ncu_seconds()}, {"ncu_sessions", ncu_runs.size()}}}};
 }
 
-}  // namespace kh
+}  // namespace kh::profile

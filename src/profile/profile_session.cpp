@@ -7,7 +7,7 @@
 
 #include "eval/workload_shapes.h"
 
-namespace kh {
+namespace kh::profile {
 
 namespace {
 
@@ -152,4 +152,4 @@ ProfileReport run_profile(const ProfileRequest& request) {
   return report;
 }
 
-}  // namespace kh
+}  // namespace kh::profile

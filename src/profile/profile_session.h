@@ -20,7 +20,7 @@
 #include "profile/shape_regimes.h"
 #include "profile/static_analysis.h"
 
-namespace kh {
+namespace kh::profile {
 
 struct ProfileRequest {
   EvaluationTarget target;              // all workloads; the session picks representatives
@@ -87,4 +87,4 @@ struct ProfileReport {
 // that one left without launches while it profiled others.
 void attach_ncu_metrics(const ProfileRequest& request, ProfileReport& report);
 
-}  // namespace kh
+}  // namespace kh::profile

@@ -3,7 +3,7 @@
 #include <regex>
 #include <sstream>
 
-namespace kh {
+namespace kh::profile {
 
 namespace {
 
@@ -47,4 +47,4 @@ std::vector<KernelResources> parse_ptxas_resources(std::string_view log) {
   return out;
 }
 
-}  // namespace kh
+}  // namespace kh::profile

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace kh {
+namespace kh::profile {
 
 struct KernelResources {
   std::string name;  // mangled, as ptxas prints it
@@ -27,4 +27,4 @@ struct KernelResources {
 // Entry functions in order of appearance; lines that are not ptxas's are ignored.
 [[nodiscard]] std::vector<KernelResources> parse_ptxas_resources(std::string_view log);
 
-}  // namespace kh
+}  // namespace kh::profile

@@ -11,7 +11,7 @@
 #include "eval/speed_of_light.h"
 #include "profile/static_analysis.h"
 
-namespace kh {
+namespace kh::profile {
 
 // Typed metrics of one kernel launch, parsed from ncu (profile/ncu_metrics.h).
 struct KernelMetrics {
@@ -40,4 +40,4 @@ struct RegimeEvidence {
   std::vector<StaticWarning> static_warnings;
 };
 
-}  // namespace kh
+}  // namespace kh::profile

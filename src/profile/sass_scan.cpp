@@ -3,7 +3,7 @@
 #include <regex>
 #include <sstream>
 
-namespace kh {
+namespace kh::profile {
 
 namespace {
 
@@ -59,4 +59,4 @@ std::vector<SassSummary> parse_sass(std::string_view output) {
   return out;
 }
 
-}  // namespace kh
+}  // namespace kh::profile

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace kh {
+namespace kh::profile {
 
 struct SassSummary {
   std::string function;  // mangled name
@@ -33,4 +33,4 @@ struct SassSummary {
 // One summary per function, in order of appearance.
 [[nodiscard]] std::vector<SassSummary> parse_sass(std::string_view cuobjdump_output);
 
-}  // namespace kh
+}  // namespace kh::profile

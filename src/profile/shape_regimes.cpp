@@ -10,7 +10,7 @@
 
 #include "error/error.h"
 
-namespace kh {
+namespace kh::profile {
 
 namespace {
 
@@ -226,4 +226,4 @@ RegimePlan discover_regimes(const Definition& definition, const std::vector<Work
   return plan;
 }
 
-}  // namespace kh
+}  // namespace kh::profile

@@ -16,7 +16,7 @@
 #include "trace/definition.h"
 #include "trace/workload.h"
 
-namespace kh {
+namespace kh::profile {
 
 struct RegimeOptions {
   std::size_t min_regimes = 3;
@@ -54,4 +54,4 @@ struct RegimePlan {
 [[nodiscard]] std::vector<double> var_axes_product(const Definition& definition,
                                                    const std::vector<Workload>& workloads);
 
-}  // namespace kh
+}  // namespace kh::profile

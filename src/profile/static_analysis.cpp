@@ -10,7 +10,7 @@
 #include "base/process_runner.h"
 #include "error/error.h"
 
-namespace kh {
+namespace kh::profile {
 
 namespace {
 
@@ -124,4 +124,4 @@ StaticReport analyse_binary(const std::filesystem::path& library, std::string_vi
   return r;
 }
 
-}  // namespace kh
+}  // namespace kh::profile

@@ -17,7 +17,7 @@
 #include "profile/ptxas_resources.h"
 #include "profile/sass_scan.h"
 
-namespace kh {
+namespace kh::profile {
 
 struct StaticWarning {
   std::string kernel;  // demangled; empty when about the whole binary
@@ -55,4 +55,4 @@ struct StaticReport {
 // it is not a mangled name.
 [[nodiscard]] std::string demangle(const std::string& name);
 
-}  // namespace kh
+}  // namespace kh::profile

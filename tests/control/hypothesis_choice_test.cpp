@@ -16,10 +16,10 @@ using test::make_round;
 
 // A memory-bound large regime and a launch-bound small one, as the rule table says.
 std::vector<RegimeDiagnosis> diagnosis() {
-  Diagnosis large{"memory", "memory throughput 85% of peak", {}};
+  profile::Diagnosis large{"memory", "memory throughput 85% of peak", {}};
   large.directions = {{"memory_access", "vectorise and coalesce: 16-byte loads", "uncoalesced loads", 90},
                       {"data_reuse", "tile for reuse in shared memory or L2", "L2 hit rate 20%", 60}};
-  Diagnosis small{"launch", "3.0 us a call", {}};
+  profile::Diagnosis small{"launch", "3.0 us a call", {}};
   small.directions = {{"launch_overhead", "one kernel per call, no host work", "launch dominates", 88}};
   return {{"small", 0.2, small}, {"large", 0.8, large}};
 }
@@ -148,7 +148,7 @@ TEST(HypothesisChoice, ExploitStaysWithTheFamiliesThatPromoted) {
 TEST(HypothesisChoice, IsDeterministicForASeed) {
   // Two regimes alike in every way: only the seed breaks the tie between them.
   ChoiceInput in;
-  Diagnosis same{"latency", "unknown", {{"parallelism", "split the rows", "few blocks", 70}}};
+  profile::Diagnosis same{"latency", "unknown", {{"parallelism", "split the rows", "few blocks", 70}}};
   in.diagnosis = {{"left", 0.5, same}, {"right", 0.5, same}};
   std::set<std::string> regimes;
   for (std::uint64_t seed = 0; seed < 16; ++seed) {

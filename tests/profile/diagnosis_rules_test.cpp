@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-namespace kh {
+namespace kh::profile {
 namespace {
 
 bool suggests(const Diagnosis& d, const std::string& family) {
@@ -114,4 +114,4 @@ TEST(DiagnosisRules, NearTheFloorSaysDoLessWork) {
 }
 
 }  // namespace
-}  // namespace kh
+}  // namespace kh::profile

@@ -14,7 +14,7 @@
 
 #include "error/error.h"
 
-namespace kh {
+namespace kh::profile {
 namespace {
 
 const char* kTwoLaunches =
@@ -116,4 +116,4 @@ TEST(NcuMetrics, H200CaptureCarriesTheCallRange) {
 }
 
 }  // namespace
-}  // namespace kh
+}  // namespace kh::profile

@@ -14,7 +14,7 @@
 #include "profile/profile_session.h"
 #include "support/temp_dir.h"
 
-namespace kh {
+namespace kh::profile {
 namespace {
 
 KernelMetrics launch(const std::string& kernel, const std::string& stack) {
@@ -172,4 +172,4 @@ TEST(NcuSession, ASessionWithNoLaunchAtAllIsNotRetriedPerRegime) {
 }
 
 }  // namespace
-}  // namespace kh
+}  // namespace kh::profile

@@ -7,7 +7,7 @@
 
 #include "trace/trace_set.h"
 
-namespace kh {
+namespace kh::profile {
 namespace {
 
 Definition one_axis(const std::string& axis) {
@@ -122,4 +122,4 @@ TEST(ShapeRegimes, ContestWorkloadSets) {
 }
 
 }  // namespace
-}  // namespace kh
+}  // namespace kh::profile

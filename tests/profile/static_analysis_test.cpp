@@ -13,7 +13,7 @@
 #include "base/process_runner.h"
 #include "error/error.h"
 
-namespace kh {
+namespace kh::profile {
 namespace {
 
 struct Built {
@@ -156,4 +156,4 @@ TEST(StaticRules, SpillsAndNarrowLoads) {
 }
 
 }  // namespace
-}  // namespace kh
+}  // namespace kh::profile
