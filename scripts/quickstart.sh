@@ -15,7 +15,7 @@ kharness="$build/kharness"
 
 echo
 echo "== kharness validate: the shipped operators and example solutions"
-"$kharness" validate operators/*/definition.json operators/*/workloads.jsonl examples/solutions
+bash scripts/validate_shipped.sh "$kharness"
 
 backend=cpu
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && command -v nvcc >/dev/null 2>&1; then
