@@ -181,6 +181,9 @@ int run_eval(const EvalArgs& a) {
   }
   record::EvaluationContext context;
   context.started_at = archive::utc_now();
+  context.candidate_role = a.baseline ? "baseline" : "candidate";
+  if (store) context.lineage = lineage_of(a, lineage);  // reads the prompt and response files
+  context.command_line = invocation();
   Solution candidate = read_candidate(a, ops, backend, context.candidate_json);
   if (candidate.definition != in.definition.name) {
     fmt::print(stderr,
@@ -219,9 +222,6 @@ int run_eval(const EvalArgs& a) {
   }
   record::RecordRequest request{
       store ? &*store : nullptr, std::move(context), TraceStyle{a.official_status}, {}};
-  request.context.candidate_role = a.baseline ? "baseline" : "candidate";
-  request.context.lineage = lineage_of(a, lineage);
-  request.context.command_line = invocation();
   const record::RecordedEvaluation recorded = record::evaluate_and_record(
       target, options, std::move(request), [&](const EvaluationTarget& t, const EvalOptions& o) {
         return std::move(executor->run({scale::EvaluationJob{t.candidate.name, t, o}}).front());

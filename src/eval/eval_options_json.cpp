@@ -3,6 +3,7 @@
 #include <string>
 
 #include "error/error.h"
+#include "eval/wire/worker_payload.h"
 
 namespace kh {
 namespace {
@@ -31,12 +32,7 @@ json options_to_json(const EvalOptions& o) {
             {"warmup", o.warmup},
             {"iterations", o.iterations},
             {"timing_trials", o.timing_trials},
-            {"robust",
-             {{"max_noise", o.robust.max_noise},
-              {"min_samples", o.robust.min_samples},
-              {"min_time_s", o.robust.min_time_s},
-              {"timeout_s", o.robust.timeout_s},
-              {"max_samples", o.robust.max_samples}}},
+            {"robust", stop_parameters_to_json(o.robust)},
             {"recheck", o.recheck},
             {"throttle_ratio", o.throttle_ratio},
             {"timeout_s", o.timeout.count()},

@@ -187,13 +187,18 @@ TEST(HostileInputs, TraceSetArguments) {
   expect_refused("validate a 1 GB JSONL", {"validate", in.big_jsonl.string()}, "jsonl_line_bytes");
 }
 
-// Files read as text: a prompt or response to archive with a run.
+// Files read as text: a prompt or response to archive with a run, refused before the
+// evaluation runs.
 TEST(HostileInputs, TextArguments) {
   Inputs& in = inputs();
-  for (const std::string& file : {in.big_json.string(), in.long_path}) {
-    std::vector<std::string> args = eval_with(kExample);
-    args.insert(args.end(), {"--archive", (in.dir / "runs").string(), "--prompt-file", file});
-    expect_refused("eval --prompt-file", args, "");
+  const std::vector<std::pair<std::string, std::string>> files = {{in.big_json.string(), "json_bytes"},
+                                                                  {in.long_path, ""}};
+  for (const auto& [file, reason] : files) {
+    for (const char* flag : {"--prompt", "--response"}) {
+      std::vector<std::string> args = eval_with(kExample);
+      args.insert(args.end(), {"--archive", (in.dir / "runs").string(), flag, file});
+      expect_refused(std::string("eval ") + flag, args, reason);
+    }
   }
 }
 
