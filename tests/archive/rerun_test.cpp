@@ -69,5 +69,26 @@ TEST(Rerun, ReproducesACpuMeasurementFromTheArchiveAlone) {
   EXPECT_TRUE(check_archive(a, true).ok());
 }
 
+// Every recorded evaluation is read back (record/recorded_evaluation.h): an index that
+// rewrites rows as they go in (a trigger planted in it) fails the eval instead of
+// keeping numbers that are not the run's.
+TEST(RecordedEvaluation, ARunRewrittenAsItIsWrittenFailsTheEval) {
+  TempDir dir;
+  const std::string eval = "eval --definition rmsnorm_h128 --small --backend cpu --no-timing --solution '" +
+                           std::string(KHARNESS_SOURCE_DIR) +
+                           "/examples/solutions/rmsnorm_h128_cpu.json' --archive " + quoted(dir / "a");
+  auto r = run_command(kharness(eval));
+  ASSERT_EQ(r.status, 0) << r.out;
+  {
+    Archive a = Archive::open_existing(dir / "a");
+    a.db().exec(
+        "CREATE TRIGGER rewrite AFTER INSERT ON traces BEGIN "
+        "UPDATE traces SET latency_ms = 0.001 WHERE id = NEW.id; END");
+  }
+  r = run_command(kharness(eval));
+  EXPECT_NE(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("changed as it was written"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace kh::archive
