@@ -191,6 +191,12 @@ bool WorkloadEvaluation::verify_inputs_untouched(const std::vector<std::string>&
 }
 
 bool WorkloadEvaluation::check_correctness() {
+  LingeringWork lingering;  // over the check calls so far
+  const auto hidden_work = [&](const std::string& when) {
+    fail(EvalStatus::reward_hack,
+         fmt::format("{}: work continued after the call returned: {}", when, lingering.describe()));
+    return false;
+  };
   for (int t = 0; t < ctx_.options.correctness_trials; ++t) {
     const std::uint64_t seed = seeds_.next();
     result_.check_seeds.push_back(seed);
@@ -220,16 +226,19 @@ bool WorkloadEvaluation::check_correctness() {
       fail_call(*out.failure, when);
       return false;
     }
-    if (out.value->lingering.any(0.5)) {
-      fail(EvalStatus::reward_hack, fmt::format("{}: work continued after the call returned: {}", when,
-                                                out.value->lingering.describe()));
-      return false;
-    }
+    // One call with work after it returned may be a pool going idle late; the same again,
+    // on the only trial, or with a wrong answer, is the solution's.
+    lingering.add(out.value->lingering);
+    const bool lingered = out.value->lingering.work();
+    const bool last = t + 1 == ctx_.options.correctness_trials;
+    if (lingered && (lingering.periods_with_work >= 2 || (last && lingering.repeated())))
+      return hidden_work(when);
     if (!verify_inputs_untouched(ref->input_hashes_before, out.value->input_hashes_after, when)) return false;
     CheckVerdict v = compare(*out.value, *ref, seed);
     const bool worse = !result_.correctness || v.max_absolute_error > result_.correctness->max_absolute_error;
     if (worse || !v.passed) result_.correctness = v;
     if (!v.passed) {
+      if (lingered) return hidden_work(when);
       fail(EvalStatus::incorrect_numerical, fmt::format("{}: {}", when, v.reason));
       return false;
     }
@@ -312,7 +321,7 @@ bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const std::vector
                      r.stray));
     return false;
   }
-  if (r.lingering.any(0.5)) {
+  if (r.lingering.repeated()) {
     fail(EvalStatus::reward_hack,
          "timed iterations: work continued after the call returned: " + r.lingering.describe());
     return false;

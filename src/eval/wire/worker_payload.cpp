@@ -65,7 +65,11 @@ std::vector<HostTensor> split_tensors(const ordered_json& description, std::span
 }
 
 ordered_json lingering_to_json(const LingeringWork& w) {
-  return {{"cpu_ms", w.cpu_ms}, {"threads_ended", w.threads_ended}, {"threads_started", w.threads_started}};
+  return {{"cpu_ms", w.cpu_ms},
+          {"threads_ended", w.threads_ended},
+          {"threads_started", w.threads_started},
+          {"periods", w.periods},
+          {"periods_with_work", w.periods_with_work}};
 }
 
 LingeringWork lingering_from_json(const ordered_json& j) {
@@ -74,6 +78,8 @@ LingeringWork lingering_from_json(const ordered_json& j) {
   w.cpu_ms = j.value("cpu_ms", 0.0);
   w.threads_ended = j.value("threads_ended", 0);
   w.threads_started = j.value("threads_started", 0);
+  w.periods = j.value("periods", 0);
+  w.periods_with_work = j.value("periods_with_work", 0);
   return w;
 }
 

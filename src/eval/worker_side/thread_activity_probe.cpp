@@ -54,6 +54,8 @@ LingeringWork ThreadActivityProbe::close(std::chrono::microseconds grace) const 
     }
   }
   w.cpu_ms = static_cast<double>(burnt_ns) / 1e6;
+  w.periods = 1;
+  w.periods_with_work = w.work() ? 1 : 0;
   return w;
 }
 

@@ -202,12 +202,8 @@ class Loop {
   }
   void close_probe() {
     if (!probe_) return;
-    LingeringWork w = probe_->close(std::chrono::microseconds(2000));
+    result_.lingering.add(probe_->close(std::chrono::microseconds(2000)));
     probe_.reset();
-    if (w.cpu_ms > result_.lingering.cpu_ms || w.threads_ended > result_.lingering.threads_ended ||
-        w.threads_started > result_.lingering.threads_started) {
-      result_.lingering = w;
-    }
   }
 
   void collect_rechecks() {
