@@ -63,12 +63,12 @@ BenchSession::~BenchSession() {
 EvalOptions BenchSession::official_options(const std::string& run) const {
   EvalOptions o;
   o.backend = backend_;
-  o.protocol = TimingProtocol::official;
+  o.protocol.kind = ProtocolKind::official;
   if (quick_) {
     o.correctness_trials = 1;
-    o.warmup = 2;
-    o.iterations = 5;
-    o.timing_trials = 2;
+    o.protocol.warmup = 2;
+    o.protocol.iterations = 5;
+    o.protocol.trials = 2;
   }
   o.timeout = std::chrono::seconds(120);
   o.worker_executable = kharness_;

@@ -21,11 +21,11 @@ constexpr double kTargetMs = 20.0;
 // Device time of the kernel calls the protocol made for one workload: a reference
 // latency taken from the cache cost its correctness calls only.
 double kernel_ms(const WorkloadResult& w, const EvalOptions& o) {
-  const double calls_per_trial = o.warmup + o.iterations;
+  const double calls_per_trial = o.protocol.warmup + o.protocol.iterations;
   double ms = 0;
   for (const auto* m : {&w.latency, &w.reference_latency}) {
     if (!*m) continue;
-    const double timed_calls = (*m)->source == "cache" ? 0.0 : calls_per_trial * o.timing_trials;
+    const double timed_calls = (*m)->source == "cache" ? 0.0 : calls_per_trial * o.protocol.trials;
     ms += (*m)->latency_ms * (timed_calls + o.correctness_trials);
   }
   return ms;
@@ -91,9 +91,9 @@ int run(BenchSession& session) {
   auto& r = session.report();
   r["definition"] = definition;
   r["protocol"] = {{"correctness_trials", o.correctness_trials},
-                   {"warmup", o.warmup},
-                   {"iterations", o.iterations},
-                   {"timing_trials", o.timing_trials}};
+                   {"warmup", o.protocol.warmup},
+                   {"iterations", o.protocol.iterations},
+                   {"timing_trials", o.protocol.trials}};
   r["first_run_with_builds_ms"] = warm_ms;
   r["setup_ms"] = setup_ms;
   r["setup_cache_hits"] = {setup.reference_build.cache_hit, setup.candidate_build.cache_hit};

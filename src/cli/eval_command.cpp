@@ -19,6 +19,7 @@
 #include "cli/executor_options.h"
 #include "cli/guarded_run.h"
 #include "cli/invocation.h"
+#include "cli/protocol_options.h"
 #include "cli/sandbox_option.h"
 #include "cli/workload_source.h"
 #include "device/backend.h"
@@ -43,7 +44,7 @@ struct EvalArgs {
   std::string definition;
   std::string solution;
   std::vector<std::string> workloads;
-  std::string protocol = "official";
+  ProtocolArgs protocol;  // --protocol and its settings
   std::string backend = "auto";
   std::string reference = "auto";
   std::string output;
@@ -58,11 +59,7 @@ struct EvalArgs {
   bool remeasure_reference = false;
   int max_consecutive_failures = 3;
   int trials = 3;
-  int timing_trials = 3;
-  std::optional<int> warmup;      // unset: the operator's contest setting, else 10
-  std::optional<int> iterations;  // unset: the operator's contest setting, else 50
   double timeout_s = 300;
-  StopParameters robust;
   std::optional<double> atol, rtol, matched_ratio;
   std::optional<std::uint64_t> seed;
   std::string archive;  // record the run there
@@ -105,16 +102,12 @@ EvalOptions make_options(const EvalArgs& a, const std::string& backend, const Op
   EvalOptions o;
   o.backend = backend;
   o.arch = a.arch;
-  o.protocol = a.protocol == "robust" ? TimingProtocol::robust : TimingProtocol::official;
+  o.protocol = protocol_from(a.protocol, op, false);
   o.correctness_trials = a.trials;
-  o.timing_trials = a.timing_trials;
-  o.warmup = a.warmup.value_or(op && op->warmup ? *op->warmup : o.warmup);
-  o.iterations = a.iterations.value_or(op && op->iterations ? *op->iterations : o.iterations);
   o.timeout = std::chrono::seconds(static_cast<long>(a.timeout_s));
   o.time_reference = !a.no_reference_timing;
   o.time_candidate = !a.no_timing;
   o.seed = a.seed;
-  o.robust = a.robust;
   o.max_consecutive_failures = a.max_consecutive_failures;
   o.remeasure_reference = a.remeasure_reference;
   return o;
@@ -206,7 +199,7 @@ int run_eval(const EvalArgs& a) {
   fmt::print(stderr, "kharness eval: {} on {} workload(s), {} backend{}, reference {}, {}\n",
              target.candidate.name, target.workloads.size(), backend, where_text(a, options),
              target.reference.name,
-             options.time_candidate ? fmt::format("{} protocol", protocol_name(options.protocol))
+             options.time_candidate ? fmt::format("{} protocol", options.protocol.name())
                                     : std::string("correctness only (no timing)"));
   std::ofstream out;
   if (!a.output.empty()) {
@@ -272,8 +265,7 @@ void register_eval(CLI::App& app, int& exit_code) {
   baseline->excludes(solution);
   cmd->add_option(eval_flag::kWorkload, args->workloads,
                   "Only these workloads: uuid or a unique prefix of it (repeatable)");
-  cmd->add_option("--protocol", args->protocol, "official (contest) or robust (noise-controlled)")
-      ->check(CLI::IsMember({"official", "robust"}));
+  add_protocol_options(cmd, args->protocol, true);
   cmd->add_option(eval_flag::kBackend, args->backend, "cuda, cpu, or auto (cuda where a GPU is present)")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   cmd->add_option("--reference", args->reference,
@@ -282,23 +274,11 @@ void register_eval(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"auto", "native", "pytorch"}));
   cmd->add_option(eval_flag::kTrials, args->trials, "Correctness trials, each with a fresh seed")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--timing-trials", args->timing_trials, "Timing trials (official protocol)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--warmup", args->warmup, "Warm-up calls before timing")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--iterations", args->iterations, "Timed iterations per trial (official protocol)")
-      ->check(CLI::PositiveNumber);
   cmd->add_option("--atol", args->atol, "Absolute tolerance (overrides the operator's)");
   cmd->add_option("--rtol", args->rtol, "Relative tolerance (overrides the operator's)");
   cmd->add_option("--matched-ratio", args->matched_ratio, "Share of elements that must match")
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--timeout", args->timeout_s, "Seconds one worker request may take before TIMEOUT")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--max-noise", args->robust.max_noise, "Robust protocol: relative stdev to reach (0.005)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--min-time", args->robust.min_time_s, "Robust protocol: seconds of measured time at least")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--robust-timeout", args->robust.timeout_s,
-                  "Robust protocol: wall-clock seconds per workload")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", args->seed, "Base seed, to repeat a run exactly (default: fresh seeds)");
   cmd->add_option("--arch", args->arch, "nvcc arch, e.g. sm_90a (default: from the device)");

@@ -21,21 +21,11 @@ control::LoopTarget loop_target(const LoopOptions& a, const OperatorLibrary& ops
   control::LoopTarget t;
   t.base = ops.target(in.definition, in.workloads, in.root, Solution{}, backend);
   const OperatorEntry* op = ops.find(a.definition);
-  EvalOptions& o = t.official;
+  EvalOptions& o = t.options;
   o.backend = backend;
   o.correctness_trials = a.trials.value_or(a.small ? 2 : 3);
-  o.warmup = a.warmup.value_or(a.small ? 2 : (op && op->warmup ? *op->warmup : o.warmup));
-  o.iterations =
-      a.iterations.value_or(a.small ? 20 : (op && op->iterations ? *op->iterations : o.iterations));
-  o.timing_trials = a.timing_trials.value_or(3);
+  o.protocol = protocol_from(a.protocol, op, a.small);
   o.time_reference = !a.no_reference_timing;
-  if (a.small) {
-    o.robust.max_noise = 0.02;
-    o.robust.min_time_s = 0.05;
-    o.robust.timeout_s = 2;
-  }
-  t.robust = o;
-  t.robust.protocol = TimingProtocol::robust;
   return t;
 }
 
@@ -75,11 +65,7 @@ void add_loop_options(CLI::App* cmd, LoopOptions& o) {
   cmd->add_option("--min-noise", o.min_noise, "Noise floor: smaller gains are never trusted (0.02)")
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--trials", o.trials, "Correctness trials per sweep")->check(CLI::PositiveNumber);
-  cmd->add_option("--warmup", o.warmup, "Warm-up calls (official protocol)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--iterations", o.iterations, "Timed iterations per trial (official protocol)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--timing-trials", o.timing_trials, "Timing trials (official protocol)")
-      ->check(CLI::PositiveNumber);
+  add_protocol_options(cmd, o.protocol, false);
   cmd->add_flag("--no-reference-timing", o.no_reference_timing,
                 "Do not time the reference (no speedup in traces)");
   cmd->add_flag("--small", o.small, "The operator's small CI workloads and light timing");

@@ -10,6 +10,7 @@
 
 #include "archive/archive.h"
 #include "cli/executor_options.h"
+#include "cli/protocol_options.h"
 #include "control/loop_config.h"
 
 namespace kh::cli {
@@ -24,7 +25,8 @@ struct LoopOptions {
   std::optional<double> time_s;
   std::optional<std::int64_t> max_tokens;
   std::optional<std::uint64_t> seed;
-  std::optional<int> warmup, iterations, timing_trials, trials;
+  std::optional<int> trials;  // correctness trials
+  ProtocolArgs protocol;      // both statistics are used: the gates official, the confirmation robust
   int repeats = 2;
   double min_noise = 0.02;
   bool small = false, no_reference_timing = false;

@@ -69,9 +69,9 @@ profile::ProfileRequest make_request(const ProfileArgs& a, const std::string& ba
   // The report gives latency and its floor, not a speedup: timing the reference would
   // only double the time on large workloads.
   r.options.time_reference = false;
-  r.options.timing_trials = 1;
-  r.options.warmup = 3;
-  r.options.iterations = 20;
+  r.options.protocol.trials = 1;
+  r.options.protocol.warmup = 3;
+  r.options.protocol.iterations = 20;
   return r;
 }
 

@@ -191,7 +191,7 @@ report::HeadToHead measure_head_to_head(archive::Archive& archive, const Ablatio
       r.solution = who.solution;
       r.solution_text = who.text;
       r.role = who.content_id == in.start ? config.base.start_role : "candidate";
-      r.protocol = TimingProtocol::robust;
+      r.protocol = ProtocolKind::robust;
       sweeps[who.content_id] = steps.run(r);
     }
     in.passes.push_back(std::move(sweeps));

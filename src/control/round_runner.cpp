@@ -72,12 +72,12 @@ class Round {
   void say(const std::string& line) const {
     if (config_.progress) config_.progress(line);
   }
-  Sweep measure_best(const std::string& phase, TimingProtocol protocol);
-  Sweep measure(const Retained& who, const std::string& phase, TimingProtocol protocol);
+  Sweep measure_best(const std::string& phase, ProtocolKind protocol);
+  Sweep measure(const Retained& who, const std::string& phase, ProtocolKind protocol);
   // The promotion's reported speedup over the loop's baseline (reported_speedup.h): the
   // confirmation sweeps of the start (measured now unless it is the retained best) and
   // the contender.
-  void measure_reported_speedup(const Sweep& contender_confirm, TimingProtocol protocol);
+  void measure_reported_speedup(const Sweep& contender_confirm, ProtocolKind protocol);
   void choose_hypothesis_for_round();
   [[nodiscard]] std::shared_ptr<agents::Agent> agent_for_stage(std::string_view stage) const;
   void run_stage(const StageBounds& bounds, const Retained& parent);
@@ -124,11 +124,11 @@ class Round {
   RoundOutcome out_;
 };
 
-Sweep Round::measure_best(const std::string& phase, TimingProtocol protocol) {
+Sweep Round::measure_best(const std::string& phase, ProtocolKind protocol) {
   return measure(state_.best, phase, protocol);
 }
 
-Sweep Round::measure(const Retained& who, const std::string& phase, TimingProtocol protocol) {
+Sweep Round::measure(const Retained& who, const std::string& phase, ProtocolKind protocol) {
   StepRequest r;
   r.round = round_;
   r.phase = phase;
@@ -141,7 +141,7 @@ Sweep Round::measure(const Retained& who, const std::string& phase, TimingProtoc
   return steps_.run(r);
 }
 
-void Round::measure_reported_speedup(const Sweep& contender_confirm, TimingProtocol protocol) {
+void Round::measure_reported_speedup(const Sweep& contender_confirm, ProtocolKind protocol) {
   const Sweep* base = &*baseline_confirm_;
   if (state_.best.content_id != state_.start.content_id) {
     start_confirm_ = measure(state_.start, "start-confirm", protocol);
@@ -403,13 +403,13 @@ void Round::decide() {
   CandidateOutcome& c = outcomes_[*contender_];
   say(fmt::format("  contender {} ({:.3f}x): paired repeat 2 and confirmation", c.candidate.solution.name,
                   *c.full_speedup));
-  baseline_.push_back(measure_best("baseline-2", TimingProtocol::official));
+  baseline_.push_back(measure_best("baseline-2", ProtocolKind::official));
   StepRequest r = candidate_step(c);
   r.phase = "full-2";
   const Sweep c2 = steps_.run(r);
-  const TimingProtocol other = config_.target.official.protocol == TimingProtocol::official
-                                   ? TimingProtocol::robust
-                                   : TimingProtocol::official;
+  // The gates and repeats are timed under the official protocol; the confirmation under
+  // the other statistic.
+  const ProtocolKind other = ProtocolKind::robust;
   baseline_confirm_ = measure_best("baseline-confirm", other);
   r.phase = "confirm";
   r.protocol = other;
@@ -519,7 +519,7 @@ void Round::record() {
 RoundOutcome Round::run() {
   say(fmt::format("round {}: best {} ({})", round_, state_.best.solution.name,
                   state_.best.content_id.substr(0, 12)));
-  baseline_.push_back(measure_best("baseline-1", TimingProtocol::official));
+  baseline_.push_back(measure_best("baseline-1", ProtocolKind::official));
   diagnoses_ = diagnose_regimes(steps_.target().base, plan_, baseline_.front());
   choose_hypothesis_for_round();
   if (!baseline_.front().all_passed()) {

@@ -73,6 +73,12 @@ EvaluationTarget step_target(const LoopTarget& t, const StepRequest& r) {
 
 }  // namespace
 
+EvalOptions step_options(const LoopTarget& target, ProtocolKind kind) {
+  EvalOptions o = target.options;
+  o.protocol = o.protocol.as(kind);
+  return o;
+}
+
 std::string step_key(std::string_view loop_id, std::int64_t round, std::string_view phase,
                      std::string_view content_id) {
   return fmt::format("{}/r{}/{}/{}", loop_id, round, phase, content_id.substr(0, 16));
@@ -165,8 +171,7 @@ StepRunner::FreshStep StepRunner::fresh_step(const StepRequest& r, std::size_t i
   s.request = index;
   s.content_id = archive::canonical_hash(r.solution_text);
   s.key = step_key(loop_id_, r.round, r.phase, s.content_id);
-  s.job = {r.solution.name, step_target(target_, r),
-           r.protocol == TimingProtocol::official ? target_.official : target_.robust};
+  s.job = {r.solution.name, step_target(target_, r), step_options(target_, r.protocol)};
   // A redone step draws the same inputs, and so do ablation arms sharing a seed scope.
   s.job.options.seed = seed_scope_.empty()
                            ? mix_seed(seed_, s.key)
@@ -196,7 +201,7 @@ std::vector<StepRunner::FreshStep> StepRunner::measure(const std::vector<StepReq
     if (progress_) {
       progress_(fmt::format(
           "  {} {} on {} workload(s), {}{}", r.phase, r.solution.name, s.job.target.workloads.size(),
-          protocol_name(s.job.options.protocol),
+          s.job.options.protocol.name(),
           marks_.strikes(s.key) + marks_.shared_strikes(s.key) > 0 ? " (again, after a strike)" : ""));
     }
     marks_.begin(s.key, s.content_id, r.retained_best, batch.size(), candidates_contained());
@@ -252,7 +257,7 @@ Sweep StepRunner::record(const StepRequest& r, const std::string& key, const Eva
 
 Sweep StepRunner::record_failure(const StepRequest& r, const std::string& key, const std::string& why) {
   const EvaluationTarget target = step_target(target_, r);
-  EvalOptions options = r.protocol == TimingProtocol::official ? target_.official : target_.robust;
+  EvalOptions options = step_options(target_, r.protocol);
   options.seed = mix_seed(seed_, key);
   // A fixed word first, for scripts and people scanning logs.
   const std::string log =
@@ -282,8 +287,8 @@ std::size_t StepRunner::prebuild(const std::vector<Solution>& solutions) {
   const int jobs = static_cast<int>(std::min(solutions.size(), cores));
   // Only for evaluations here: Slurm tasks build on their nodes, for their GPUs.
   if (!compute_capability_ || jobs < 2 || (executor_ && executor_->name() != "local")) return 0;
-  const BuildSettings settings = evaluation_build_settings(target_.official, *compute_capability_);
-  const std::vector<BuildResult> built = build_solutions(evaluation_build_cache(target_.official), solutions,
+  const BuildSettings settings = evaluation_build_settings(target_.options, *compute_capability_);
+  const std::vector<BuildResult> built = build_solutions(evaluation_build_cache(target_.options), solutions,
                                                          target_.base.definition, settings, jobs);
   return built.size();
 }

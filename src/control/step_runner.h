@@ -29,11 +29,15 @@ namespace kh::control {
 struct LoopTarget {
   EvaluationTarget base;                    // every workload; the candidate is replaced per step
   std::vector<std::size_t> gate_workloads;  // indices into base.workloads: the regimes' representatives
-  EvalOptions official;                     // the timing of gates, full sweeps and paired repeats
-  EvalOptions robust;                       // the other protocol, for confirmation
+  // The timing of every step; each step names the statistic it is timed under
+  // (StepRequest::protocol), and the rest of the protocol is shared.
+  EvalOptions options;
 };
 
 enum class StepScope { gate, full };
+
+// The options of a step timed under `kind`.
+[[nodiscard]] EvalOptions step_options(const LoopTarget& target, ProtocolKind kind);
 
 struct StepRequest {
   std::int64_t round = 0;
@@ -43,7 +47,7 @@ struct StepRequest {
   std::string role = "candidate";
   archive::Lineage lineage;
   StepScope scope = StepScope::full;
-  TimingProtocol protocol = TimingProtocol::official;
+  ProtocolKind protocol = ProtocolKind::official;
   bool retained_best = false;  // the loop's retained best (a paired baseline), not a new candidate
   bool start = false;          // the retained best is the loop's start (never banned)
 };

@@ -13,11 +13,9 @@
 
 #include "device/device_lane.h"
 #include "eval/check/value_comparison.h"
-#include "timing/stop_criterion.h"
+#include "timing/timing_protocol.h"
 
 namespace kh {
-
-enum class TimingProtocol { official, robust };
 
 // How trial and input-set seeds derive from the base seed. per_workload: each workload
 // draws from a stream of its own, seeded by the base and its uuid, so a workload sees
@@ -25,10 +23,6 @@ enum class TimingProtocol { official, robust };
 // task of a Slurm array. sequential: one stream through the workloads in order, as
 // runs recorded before lanes existed drew them (kept so that rerun repeats those exactly).
 enum class SeedScheme { per_workload, sequential };
-
-[[nodiscard]] inline std::string_view protocol_name(TimingProtocol p) noexcept {
-  return p == TimingProtocol::official ? "official" : "robust";
-}
 
 struct SolutionEvaluation;
 struct WorkloadResult;
@@ -41,14 +35,10 @@ struct EvalProgress {
 };
 
 struct EvalOptions {
-  std::string backend = "cpu";  // "cpu" or "cuda"
-  std::string arch;             // nvcc arch override; empty: from the device
-  TimingProtocol protocol = TimingProtocol::official;
-  int correctness_trials = 3;  // each with a fresh seed, before any timing
-  int warmup = 10;             // official protocol
-  int iterations = 50;
-  int timing_trials = 3;
-  StopParameters robust;               // robust protocol
+  std::string backend = "cpu";         // "cpu" or "cuda"
+  std::string arch;                    // nvcc arch override; empty: from the device
+  TimingProtocol protocol;             // warm-up, counts or stop rule, and the statistic
+  int correctness_trials = 3;          // each with a fresh seed, before any timing
   std::optional<Tolerance> tolerance;  // overrides the operator's
   int recheck = 4;                     // timed outputs re-checked per timing trial, drawn at random after it
   double throttle_ratio = 0.75;        // samples below this share of the nominal SM clock are dropped

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "error/error.h"
-#include "eval/wire/worker_payload.h"
+#include "timing/timing_protocol.h"
 
 namespace kh {
 namespace {
@@ -27,12 +27,7 @@ void read(const json& j, const char* key, T& out) {
 json options_to_json(const EvalOptions& o) {
   json j = {{"backend", o.backend},
             {"arch", o.arch},
-            {"protocol", std::string(protocol_name(o.protocol))},
             {"correctness_trials", o.correctness_trials},
-            {"warmup", o.warmup},
-            {"iterations", o.iterations},
-            {"timing_trials", o.timing_trials},
-            {"robust", stop_parameters_to_json(o.robust)},
             {"recheck", o.recheck},
             {"throttle_ratio", o.throttle_ratio},
             {"timeout_s", o.timeout.count()},
@@ -41,6 +36,7 @@ json options_to_json(const EvalOptions& o) {
             {"time_reference", o.time_reference},
             {"speed_of_light", o.speed_of_light},
             {"max_consecutive_failures", o.max_consecutive_failures}};
+  write_protocol(j, o.protocol);
   j["seed"] = o.seed ? json(*o.seed) : json(nullptr);
   j["seed_scheme"] = o.seed_scheme == SeedScheme::per_workload ? "per_workload" : "sequential";
   return j;
@@ -51,22 +47,8 @@ EvalOptions options_from_json(const json& j) {
   EvalOptions o;
   read(j, "backend", o.backend);
   read(j, "arch", o.arch);
-  std::string protocol = std::string(protocol_name(o.protocol));
-  read(j, "protocol", protocol);
-  if (protocol != "official" && protocol != "robust")
-    throw Error(Location{"", 0, "options.protocol"}, "unknown protocol '" + protocol + "'");
-  o.protocol = protocol == "robust" ? TimingProtocol::robust : TimingProtocol::official;
+  o.protocol = read_protocol(j, "options");
   read(j, "correctness_trials", o.correctness_trials);
-  read(j, "warmup", o.warmup);
-  read(j, "iterations", o.iterations);
-  read(j, "timing_trials", o.timing_trials);
-  if (const auto r = j.find("robust"); r != j.end() && r->is_object()) {
-    read(*r, "max_noise", o.robust.max_noise);
-    read(*r, "min_samples", o.robust.min_samples);
-    read(*r, "min_time_s", o.robust.min_time_s);
-    read(*r, "timeout_s", o.robust.timeout_s);
-    read(*r, "max_samples", o.robust.max_samples);
-  }
   read(j, "recheck", o.recheck);
   read(j, "throttle_ratio", o.throttle_ratio);
   long timeout_s = static_cast<long>(o.timeout.count());

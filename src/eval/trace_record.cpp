@@ -51,29 +51,18 @@ ordered_json protocol_json(const EvalOptions& o) {
   // A correctness-only run (--no-timing, the profiler's ncu session) must not claim the
   // iterations and statistic of a timing it never did.
   if (!o.time_candidate) {
-    return {{"name", std::string(protocol_name(o.protocol))},
+    return {{"name", std::string(o.protocol.name())},
             {"correctness_trials", o.correctness_trials},
             {"timing", "none (--no-timing): correctness only"}};
   }
-  ordered_json p = {{"name", std::string(protocol_name(o.protocol))},
+  ordered_json p = {{"name", std::string(o.protocol.name())},
                     {"correctness_trials", o.correctness_trials},
-                    {"warmup", o.warmup},
+                    {"warmup", o.protocol.warmup},
                     {"recheck", o.recheck},
                     {"throttle_ratio", o.throttle_ratio},
                     {"cache_flush", "before every iteration"},
                     {"cuda_graphs", false}};
-  if (o.protocol == TimingProtocol::official) {
-    p["iterations"] = o.iterations;
-    p["trials"] = o.timing_trials;
-    p["statistic"] = "mean of per-trial medians";
-  } else {
-    p["stop"] = {{"criterion", "stdrel"},
-                 {"max_noise", o.robust.max_noise},
-                 {"min_samples", o.robust.min_samples},
-                 {"min_time_s", o.robust.min_time_s},
-                 {"timeout_s", o.robust.timeout_s}};
-    p["statistic"] = "median";
-  }
+  p.update(o.protocol.description());
   return p;
 }
 

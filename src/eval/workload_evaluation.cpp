@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <future>
-#include <numeric>
 #include <random>
 #include <utility>
 
@@ -83,8 +82,6 @@ void WorkloadEvaluation::reference_latency() {
   nlohmann::ordered_json parts = ctx_.reference_key;
   parts["workload"] = to_json(ctx_.workload);
   parts["protocol"] = protocol_fields();
-  parts["protocol"]["name"] = std::string(protocol_name(o.protocol));
-  parts["protocol"]["trials"] = o.protocol == TimingProtocol::official ? o.timing_trials : 1;
   parts["protocol"]["input_sets"] = input_sets();
   parts["protocol"]["throttle_ratio"] = o.throttle_ratio;
   const std::string key = ReferenceLatencyCache::key(parts);
@@ -248,12 +245,8 @@ bool WorkloadEvaluation::check_correctness() {
 
 nlohmann::ordered_json WorkloadEvaluation::protocol_fields() const {
   const EvalOptions& o = ctx_.options;
-  nlohmann::ordered_json f = {{"warmup", o.warmup}, {"recheck", output_slots()}, {"poison", kPoison[0]}};
-  if (o.protocol == TimingProtocol::robust) {
-    f["robust"] = stop_parameters_to_json(o.robust);
-  } else {
-    f["iterations"] = o.iterations;
-  }
+  nlohmann::ordered_json f = {{"recheck", output_slots()}, {"poison", kPoison[0]}};
+  write_protocol(f, o.protocol);
   return f;
 }
 
@@ -266,7 +259,7 @@ std::size_t WorkloadEvaluation::input_sets() const {
   const std::size_t set_bytes = std::max<std::size_t>(
       1, tensor_bytes(ctx_.definition.inputs, resolve_axes(ctx_.definition, ctx_.workload)));
   const std::size_t iterations =
-      static_cast<std::size_t>(o.warmup) + (o.protocol == TimingProtocol::official ? o.iterations : 64);
+      static_cast<std::size_t>(o.protocol.warmup) + o.protocol.planned_iterations();
   return std::clamp<std::size_t>(budget / set_bytes, 2, std::max<std::size_t>(2, iterations));
 }
 
@@ -278,8 +271,7 @@ int WorkloadEvaluation::output_slots() const {
   const std::size_t budget = o.input_set_budget_bytes ? o.input_set_budget_bytes : default_budget(o.backend);
   const std::size_t out_bytes = std::max<std::size_t>(
       1, tensor_bytes(ctx_.definition.outputs, resolve_axes(ctx_.definition, ctx_.workload)));
-  const std::size_t iterations =
-      static_cast<std::size_t>(o.protocol == TimingProtocol::official ? o.iterations : 64);
+  const std::size_t iterations = o.protocol.planned_iterations();
   return static_cast<int>(
       std::clamp<std::size_t>(budget / 4 / out_bytes, static_cast<std::size_t>(o.recheck),
                               std::max<std::size_t>(iterations, static_cast<std::size_t>(o.recheck))));
@@ -382,7 +374,7 @@ bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const std::vector
 bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate,
                                  std::optional<LatencyMeasurement>& out, SeedStream& stream) {
   const EvalOptions& o = ctx_.options;
-  const int trials = o.protocol == TimingProtocol::official ? o.timing_trials : 1;
+  const int trials = o.protocol.trial_count();
   LatencyMeasurement m;
   std::vector<double> pool;
   for (int t = 0; t < trials; ++t) {
@@ -440,10 +432,7 @@ bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate,
     pool.insert(pool.end(), accepted.begin(), accepted.end());
   }
   m.stats = summarize(pool);
-  m.latency_ms = o.protocol == TimingProtocol::official
-                     ? std::accumulate(m.trial_medians_ms.begin(), m.trial_medians_ms.end(), 0.0) /
-                           static_cast<double>(m.trial_medians_ms.size())
-                     : m.stats.median;
+  m.latency_ms = o.protocol.latency_ms(m.trial_medians_ms, m.stats.median);
   out = std::move(m);
   return true;
 }

@@ -109,7 +109,7 @@ RunRecord evaluation_record(const EvaluationTarget& target, const SolutionEvalua
   r.reference_build = build_record(result.reference_build, result.compiler);
   r.environment = environment(result, traces);
   r.backend = options.backend;
-  r.protocol = std::string(protocol_name(options.protocol));
+  r.protocol = std::string(options.protocol.name());
   r.options_json = options_to_json(options);
   r.protocol_json =
       traces.empty() || !traces.front().evaluation

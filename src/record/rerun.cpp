@@ -107,7 +107,7 @@ RerunResult rerun(archive::Archive& archive, RowId run_id, const RerunOptions& o
   result.solution = target.candidate.name;
   result.definition = target.definition.name;
   result.backend = options.backend;
-  result.protocol = std::string(protocol_name(options.protocol));
+  result.protocol = std::string(options.protocol.name());
   result.seed = options.seed;
   result.same_seed = !o.fresh_seeds && run.options.contains("seed") && !run.options["seed"].is_null();
 

@@ -21,9 +21,9 @@ EvalOptions light_options(const std::filesystem::path& scratch) {
   EvalOptions o;
   o.backend = "cpu";
   o.correctness_trials = 2;
-  o.warmup = 5;
-  o.iterations = 40;
-  o.timing_trials = 2;
+  o.protocol.warmup = 5;
+  o.protocol.iterations = 40;
+  o.protocol.trials = 2;
   o.timeout = std::chrono::seconds(30);
   o.time_reference = false;
   o.worker_executable = KHARNESS_EXECUTABLE;

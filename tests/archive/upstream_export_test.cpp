@@ -117,9 +117,9 @@ TEST(UpstreamSolution, ConvertedKharnessSolutionBuildsAndPassesAsTvmFfi) {
   EvalOptions o;
   o.backend = "cpu";
   o.correctness_trials = 2;
-  o.warmup = 1;
-  o.iterations = 3;
-  o.timing_trials = 1;
+  o.protocol.warmup = 1;
+  o.protocol.iterations = 3;
+  o.protocol.trials = 1;
   o.worker_executable = KHARNESS_EXECUTABLE;
   const fs::path scratch = fs::temp_directory_path() / ("kharness-upstream-" + std::to_string(::getpid()));
   o.work_dir = scratch / "work";

@@ -184,10 +184,10 @@ TEST_F(CpuEndToEnd, ReferenceAndCandidateAreCheckedSideBySide) {
 
 TEST_F(CpuEndToEnd, RobustProtocolReportsNoiseAndStops) {
   EvalOptions o = options("robust");
-  o.protocol = TimingProtocol::robust;
-  o.robust.min_time_s = 0.05;
-  o.robust.timeout_s = 3;
-  o.robust.max_noise = 0.05;
+  o.protocol.kind = ProtocolKind::robust;
+  o.protocol.stop.min_time_s = 0.05;
+  o.protocol.stop.timeout_s = 3;
+  o.protocol.stop.max_noise = 0.05;
   SolutionEvaluation e = run("correct.cpp", o);
   for (const WorkloadResult& w : e.workloads) {
     ASSERT_EQ(w.status, EvalStatus::passed) << w.log;

@@ -104,9 +104,9 @@ class EndToEndSuite : public ::testing::Test {
     EvalOptions o;
     o.backend = backend;
     o.correctness_trials = p.correctness_trials;
-    o.warmup = p.warmup;
-    o.iterations = p.iterations;
-    o.timing_trials = p.timing_trials;
+    o.protocol.warmup = p.warmup;
+    o.protocol.iterations = p.iterations;
+    o.protocol.trials = p.timing_trials;
     o.timeout = p.timeout;
     o.worker_executable = KHARNESS_EXECUTABLE;
     o.work_dir = *scratch_ / name;

@@ -85,7 +85,7 @@ TEST_F(ReferenceLatencies, ChangedProtocolOrStaleEntryIsMeasured) {
   const test::TempDir cache;
   (void)run(options(cache, "fill"));
   EvalOptions more = options(cache, "more");
-  more.iterations = 6;  // another protocol: another key
+  more.protocol.iterations = 6;  // another protocol: another key
   expect_sources(run(more), "measured");
   EvalOptions stale = options(cache, "stale");
   stale.reference_cache_max_age = std::chrono::seconds(-1);

@@ -102,9 +102,9 @@ TEST_P(OperatorSuite, CpuBaselinePassesOnSmallWorkloads) {
   EvalOptions o;
   o.backend = "cpu";
   o.correctness_trials = 2;
-  o.timing_trials = 1;
-  o.warmup = 1;
-  o.iterations = 2;
+  o.protocol.trials = 1;
+  o.protocol.warmup = 1;
+  o.protocol.iterations = 2;
   o.recheck = 1;
   o.seed = 0x0fe2a70e;
   o.worker_executable = KHARNESS_EXECUTABLE;

@@ -29,8 +29,8 @@ EvaluationJob rmsnorm_job() {
                           ops.baseline("rmsnorm_h128", "cpu"), "cpu");
   job.options.backend = "cpu";
   job.options.seed = 0xDEADBEEFCAFEULL;
-  job.options.iterations = 7;
-  job.options.protocol = TimingProtocol::robust;
+  job.options.protocol.iterations = 7;
+  job.options.protocol.kind = ProtocolKind::robust;
   job.options.max_consecutive_failures = 5;
   job.options.remeasure_reference = true;  // --remeasure-reference reaches every task
   job.options.reference_cache_max_age = std::chrono::seconds(3600);
@@ -71,8 +71,8 @@ TEST(JobFile, RoundTripKeepsTheEvaluationAndATaskSeesItsShare) {
   EXPECT_EQ(e.target.speed_of_light.has_value(), job.target.speed_of_light.has_value());
   EXPECT_EQ(e.options.seed, job.options.seed) << "every shard draws from the pinned base";
   EXPECT_EQ(e.options.seed_scheme, SeedScheme::per_workload);
-  EXPECT_EQ(e.options.iterations, 7);
-  EXPECT_EQ(e.options.protocol, TimingProtocol::robust);
+  EXPECT_EQ(e.options.protocol.iterations, 7);
+  EXPECT_EQ(e.options.protocol.kind, ProtocolKind::robust);
   EXPECT_EQ(e.options.max_consecutive_failures, 5);
   EXPECT_TRUE(e.options.cache_reference_latency);
   EXPECT_TRUE(e.options.remeasure_reference);

@@ -25,9 +25,9 @@ EvaluationJob job(const OperatorLibrary& ops, const std::filesystem::path& scrat
                         ops.baseline("rmsnorm_h128", "cpu"), "cpu");
   j.options.backend = "cpu";
   j.options.correctness_trials = 1;
-  j.options.warmup = 1;
-  j.options.iterations = 5;
-  j.options.timing_trials = 1;
+  j.options.protocol.warmup = 1;
+  j.options.protocol.iterations = 5;
+  j.options.protocol.trials = 1;
   j.options.seed = 77;
   j.options.worker_executable = KHARNESS_EXECUTABLE;
   j.options.work_dir = scratch / name;

@@ -83,24 +83,6 @@ LingeringWork lingering_from_json(const ordered_json& j) {
   return w;
 }
 
-ordered_json stop_parameters_to_json(const StopParameters& p) {
-  return {{"max_noise", p.max_noise},
-          {"min_samples", p.min_samples},
-          {"min_time_s", p.min_time_s},
-          {"timeout_s", p.timeout_s},
-          {"max_samples", p.max_samples}};
-}
-
-StopParameters stop_parameters_from_json(const ordered_json& j) {
-  StopParameters p;
-  p.max_noise = j.value("max_noise", p.max_noise);
-  p.min_samples = j.value("min_samples", p.min_samples);
-  p.min_time_s = j.value("min_time_s", p.min_time_s);
-  p.timeout_s = j.value("timeout_s", p.timeout_s);
-  p.max_samples = j.value("max_samples", p.max_samples);
-  return p;
-}
-
 Message timed_reply(std::uint64_t request_id, const Definition& definition, const TimedLoopResult& r,
                     ordered_json fields) {
   ordered_json samples = ordered_json::array();

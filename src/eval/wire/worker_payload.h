@@ -10,7 +10,6 @@
 
 #include "eval/wire/timed_result.h"
 #include "tensor/host_tensor.h"
-#include "timing/stop_criterion.h"
 #include "trace/definition.h"
 #include "worker/message.h"
 
@@ -31,9 +30,6 @@ using ordered_json = nlohmann::ordered_json;
 
 [[nodiscard]] ordered_json lingering_to_json(const LingeringWork& w);
 [[nodiscard]] LingeringWork lingering_from_json(const ordered_json& j);
-
-[[nodiscard]] ordered_json stop_parameters_to_json(const StopParameters& p);
-[[nodiscard]] StopParameters stop_parameters_from_json(const ordered_json& j);
 
 // The "time" reply: samples, timer, rechecked outputs (payload) merged into `fields`.
 [[nodiscard]] Message timed_reply(std::uint64_t request_id, const Definition& definition,

@@ -190,11 +190,9 @@ Message MeasurementService::time(const Message& request) {
   const std::vector<HostTensor> templates =
       make_outputs(w.definition, resolve_axes(w.definition, w.workload));
   TimedLoopConfig config;
-  config.warmup = h.value("warmup", 10);
-  config.iterations = h.value("iterations", 50);
+  config.protocol = read_protocol(h, "time request");
   config.recheck = h.value("recheck", 4);
   config.poison = h.value("poison", std::uint8_t{0xFF});
-  if (h.contains("robust")) config.robust = stop_parameters_from_json(h.at("robust"));
   backend_->synchronize();
 
   ordered_json reply = {{"sticky", false}};

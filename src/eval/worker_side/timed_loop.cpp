@@ -75,11 +75,11 @@ class Loop {
     result_.timer = std::string(timers.primary->name());
     result_.timer_note = timers.note;
     if (!warm_up()) return std::move(result_);
-    if (config_.robust) {
-      run_robust(timers);
+    if (config_.protocol.fixed_count()) {
+      run_batch(timers, config_.protocol.iterations);
+      result_.stop_reason = std::to_string(config_.protocol.iterations) + " iterations (official protocol)";
     } else {
-      run_batch(timers, config_.iterations);
-      result_.stop_reason = std::to_string(config_.iterations) + " iterations (official protocol)";
+      run_robust(timers);
     }
     collect_rechecks();
     return std::move(result_);
@@ -126,7 +126,7 @@ class Loop {
   }
 
   bool warm_up() {
-    for (int i = 0; i < config_.warmup; ++i) {
+    for (int i = 0; i < config_.protocol.warmup; ++i) {
       if (!call(next_++, nullptr, nullptr)) return false;
     }
     return true;
@@ -172,7 +172,7 @@ class Loop {
   }
 
   void run_robust(TimerPair& timers) {
-    const StopParameters& p = *config_.robust;
+    const StopParameters& p = config_.protocol.stop;
     auto criterion = make_stop_criterion("stdrel", p);
     const auto deadline = Clock::now() + std::chrono::duration<double>(p.timeout_s);
     // Batches grow so that collecting CUPTI records (a flush per batch) stays a small
@@ -208,7 +208,7 @@ class Loop {
 
   void collect_rechecks() {
     for (std::size_t s = 0; s < slots_.slots.size(); ++s) {
-      if (slots_.last_iteration[s] < config_.warmup) continue;  // only timed iterations
+      if (slots_.last_iteration[s] < config_.protocol.warmup) continue;  // only timed iterations
       RecheckedOutput r{slots_.last_iteration[s], slots_.last_set[s], {}};
       for (const HostTensor& t : templates_) r.outputs.push_back(HostTensor(t.dtype(), t.shape()));
       download(backend_, slots_.slots[s], r.outputs);

@@ -18,15 +18,13 @@
 #include "eval/wire/timed_result.h"
 #include "eval/worker_side/device_tensors.h"
 #include "eval/worker_side/kernel.h"
-#include "timing/stop_criterion.h"
+#include "timing/timing_protocol.h"
 
 namespace kh {
 
 struct TimedLoopConfig {
-  int warmup = 10;
-  int iterations = 50;                   // the official protocol's fixed count
-  std::optional<StopParameters> robust;  // set: sample until the stdrel rule stops
-  int recheck = 4;                       // output slots; the last contents of each come back to be re-checked
+  TimingProtocol protocol;  // warm-up, then a fixed count or sampling until the stop rule
+  int recheck = 4;          // output slots; the last contents of each come back to be re-checked
   std::uint8_t poison = 0xFF;
 };
 
