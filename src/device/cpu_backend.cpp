@@ -57,6 +57,12 @@ void CpuBackend::fill(void* dst, std::uint8_t byte, std::size_t bytes) {
   if (bytes > 0) std::memset(dst, byte, bytes);
 }
 
+void CpuBackend::poison_then_flush(const std::vector<std::pair<void*, std::size_t>>& regions,
+                                   std::uint8_t byte) {
+  for (const auto& [ptr, bytes] : regions) fill(ptr, byte, bytes);
+  flush_.evict_then_flush(regions);
+}
+
 std::vector<std::uint64_t> CpuBackend::hash_all(const std::vector<Region>& regions) {
   std::vector<std::uint64_t> hashes;
   hashes.reserve(regions.size());

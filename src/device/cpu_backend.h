@@ -33,6 +33,8 @@ class CpuBackend final : public Backend {
   [[nodiscard]] bool sticky() const override { return false; }
 
   void flush_cache() override { flush_.flush(); }
+  void poison_then_flush(const std::vector<std::pair<void*, std::size_t>>& regions,
+                         std::uint8_t byte) override;
   [[nodiscard]] std::optional<double> sm_clock_mhz() override { return std::nullopt; }
 
   [[nodiscard]] std::vector<TimerKind> timers() const override { return {TimerKind::steady_clock}; }
