@@ -10,6 +10,7 @@
 
 #include "error/error.h"
 #include "eval/input_generator.h"
+#include "eval/timer_agreement.h"
 #include "eval/wire/worker_payload.h"
 #include "eval/workload_shapes.h"
 #include "tensor/chunked_hash.h"
@@ -23,11 +24,6 @@ namespace {
 // Poison patterns alternate between trials: 0xFF is NaN in every float format with a
 // NaN, 0xA5 is an implausible integer, so no output left unwritten can match twice.
 constexpr std::uint8_t kPoison[2] = {0xFF, 0xA5};
-
-// A timed iteration whose CUDA events saw this much more than CUPTI did means CUPTI
-// was blind to work the candidate ran: records disabled or dropped.
-constexpr double kEventExcessRatio = 1.5;
-constexpr double kEventExcessFloorMs = 0.05;
 
 // A value-returning entry's shim names an output of the wrong dtype or shape
 // (kharness/entry.h); any other error of the call is a runtime error.
@@ -288,14 +284,6 @@ std::vector<const RecheckedOutput*> WorkloadEvaluation::pick_rechecks(const Time
   return all;
 }
 
-// Interpreted calls launch their kernels after the interpreter's own dispatch (tens of
-// microseconds for a Triton launch), during which the device idles between the CUDA
-// events while CUPTI sees nothing: an excess the call's own host time covers is that
-// dispatch. Native calls get no such allowance.
-bool WorkloadEvaluation::host_time_explains(const TimedSample& s) const {
-  return ctx_.interpreted && s.call_ms >= 0 && s.event_ms <= s.call_ms + kEventExcessFloorMs;
-}
-
 bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const std::vector<std::uint64_t>& seeds) {
   const std::size_t invalid =
       std::count_if(r.samples.begin(), r.samples.end(), [](const TimedSample& s) { return !s.valid; });
@@ -322,9 +310,7 @@ bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const std::vector
   double total_ms = 0;
   for (const TimedSample& s : r.samples) {
     total_ms += s.ms;
-    if (s.event_ms >= 0 && s.event_ms > kEventExcessRatio * s.ms + kEventExcessFloorMs &&
-        !host_time_explains(s))
-      ++blind;
+    if (events_exceed_cupti(s, ctx_.interpreted)) ++blind;
   }
   if (blind * 10 > r.samples.size()) {
     fail(EvalStatus::reward_hack,

@@ -58,7 +58,6 @@ class WorkloadEvaluation {
   // The reference's latency: from the cache when fresh, else measured (and cached).
   void reference_latency();
   bool verify_timed_run(const TimeResult& r, const std::vector<std::uint64_t>& seeds);
-  [[nodiscard]] bool host_time_explains(const TimedSample& s) const;
   [[nodiscard]] bool nothing_to_time() const;
   bool verify_inputs_untouched(const std::vector<std::string>& before, const std::vector<std::string>& after,
                                const std::string& when);

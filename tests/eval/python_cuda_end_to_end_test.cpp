@@ -106,9 +106,16 @@ TEST_F(PythonCudaEndToEnd, ModifiedInputIsRewardHack) {
   expect_all(run("modifies_input_triton.py"), EvalStatus::reward_hack, "input 'hidden_states' was modified");
 }
 
+// The side stream holds a kernel of at least 212 us (side_stream.py): a timer that missed
+// it would see the rmsnorm's launch-bound ~0.1-0.2 ms at most. Compared with the honest
+// solution instead, the side stream measured 104-161 us against 178-181 us on the H200
+// (2026-12-02): torch's launches on a stream of its own leave other gaps than on the
+// harness's, so that comparison could not tell a missed stream from a faster host.
 TEST_F(PythonCudaEndToEnd, TorchWorkOnASideStreamIsTimed) {
-  const Latencies honest = honest_latencies("correct_dps.py");
-  expect_no_fake_speedup(run("side_stream.py"), honest, 0.7, true);
+  const SolutionEvaluation e = run("side_stream.py");
+  Latencies side_kernel;
+  for (const WorkloadResult& w : e.workloads) side_kernel[w.workload.uuid] = 0.2;
+  expect_no_fake_speedup(e, side_kernel, 1.0, true);
 }
 
 TEST_F(PythonCudaEndToEnd, TritonWorkOnASideStreamIsTimed) {

@@ -1,0 +1,23 @@
+// Do a timed iteration's CUDA events and CUPTI span agree? The events bracket the call
+// on the harness's stream; CUPTI sees every activity on every stream. Events measuring
+// much more than CUPTI saw means CUPTI was blind to work the candidate ran (records
+// disabled or dropped) — unless, for an interpreted call, the excess is device idle time
+// the call's own host dispatch explains.
+#pragma once
+
+#include "eval/wire/timed_result.h"
+
+namespace kh {
+
+inline constexpr double kEventExcessRatio = 1.5;
+inline constexpr double kEventExcessFloorMs = 0.05;
+
+// True when `s`'s events exceed its CUPTI span by more than kEventExcessRatio and
+// kEventExcessFloorMs, and (interpreted calls only) the excess is more than the call's
+// host time plus the floor. The device idles between the start event and the first
+// launch while Python or Triton dispatches (tens of microseconds; seen above 150 us on
+// the H200), and that idle time is at most the call's host time; the whole event span
+// is not, since a kernel longer than the call's return path runs on after it.
+[[nodiscard]] bool events_exceed_cupti(const TimedSample& s, bool interpreted);
+
+}  // namespace kh
