@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "base/json_field.h"
 #include "error/error.h"
 #include "timing/timing_protocol.h"
 
@@ -10,16 +11,10 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// Reads `key` into `out` when present; a value of the wrong type is an error naming it.
+// Reads `key` of the stored options into `out` when present.
 template <class T>
 void read(const json& j, const char* key, T& out) {
-  const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return;
-  try {
-    out = it->get<T>();
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(Location{"", 0, std::string("options.") + key}, std::string("wrong type: ") + e.what());
-  }
+  read_optional_field(j, "options", key, out);
 }
 
 }  // namespace

@@ -223,8 +223,7 @@ bool WorkloadEvaluation::check_correctness() {
     // on the only trial, or with a wrong answer, is the solution's.
     lingering.add(out.value->lingering);
     const bool lingered = out.value->lingering.work();
-    const bool last = t + 1 == ctx_.options.correctness_trials;
-    if (lingered && (lingering.periods_with_work >= 2 || (last && lingering.repeated())))
+    if (lingered && (lingering.periods_with_work >= 2 || ctx_.options.correctness_trials == 1))
       return hidden_work(when);
     if (!verify_inputs_untouched(ref->input_hashes_before, out.value->input_hashes_after, when)) return false;
     CheckVerdict v = compare(*out.value, *ref, seed);

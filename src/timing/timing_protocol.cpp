@@ -2,26 +2,12 @@
 
 #include <numeric>
 
+#include "base/json_field.h"
 #include "error/error.h"
 
 namespace kh {
-namespace {
 
 using json = nlohmann::ordered_json;
-
-// Reads `key` into `out` when present; a value of the wrong type is an error naming it.
-template <class T>
-void read(const json& j, std::string_view where, const char* key, T& out) {
-  const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return;
-  try {
-    out = it->get<T>();
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(Location{"", 0, std::string(where) + "." + key}, std::string("wrong type: ") + e.what());
-  }
-}
-
-}  // namespace
 
 std::string_view protocol_name(ProtocolKind k) noexcept {
   return k == ProtocolKind::official ? "official" : "robust";
@@ -77,16 +63,16 @@ TimingProtocol read_protocol(const json& from, std::string_view where) {
   if (!from.is_object()) throw Error(Location{"", 0, std::string(where)}, "not a JSON object");
   TimingProtocol p;
   std::string name(p.name());
-  read(from, where, "protocol", name);
+  read_optional_field(from, where, "protocol", name);
   const std::optional<ProtocolKind> kind = protocol_kind_from_name(name);
   if (!kind) {
     throw Error(Location{"", 0, std::string(where) + ".protocol"},
                 "unknown protocol '" + name + "' (official or robust)");
   }
   p.kind = *kind;
-  read(from, where, "warmup", p.warmup);
-  read(from, where, "iterations", p.iterations);
-  read(from, where, "timing_trials", p.trials);
+  read_optional_field(from, where, "warmup", p.warmup);
+  read_optional_field(from, where, "iterations", p.iterations);
+  read_optional_field(from, where, "timing_trials", p.trials);
   if (const auto r = from.find("robust"); r != from.end() && r->is_object())
     p.stop = stop_parameters_from_json(*r, std::string(where) + ".robust");
   return p;
@@ -102,11 +88,11 @@ json stop_parameters_to_json(const StopParameters& p) {
 
 StopParameters stop_parameters_from_json(const json& j, std::string_view where) {
   StopParameters p;
-  read(j, where, "max_noise", p.max_noise);
-  read(j, where, "min_samples", p.min_samples);
-  read(j, where, "min_time_s", p.min_time_s);
-  read(j, where, "timeout_s", p.timeout_s);
-  read(j, where, "max_samples", p.max_samples);
+  read_optional_field(j, where, "max_noise", p.max_noise);
+  read_optional_field(j, where, "min_samples", p.min_samples);
+  read_optional_field(j, where, "min_time_s", p.min_time_s);
+  read_optional_field(j, where, "timeout_s", p.timeout_s);
+  read_optional_field(j, where, "max_samples", p.max_samples);
   return p;
 }
 
