@@ -303,18 +303,45 @@ Outcome<TimeResult> MeasurementClient::time(const Definition& d, const Workload&
     r.input_hashes_before.push_back(strings(set));
   for (const auto& set : h.value("input_hashes_after", nlohmann::ordered_json::array()))
     r.input_hashes_after.push_back(strings(set));
-  std::size_t offset = 0;
-  const std::vector<HostTensor> expected = make_outputs(d, resolve_axes(d, w));
-  for (const auto& rc : h.value("recheck", nlohmann::ordered_json::array())) {
-    RecheckedOutput o{rc.value("iteration", 0), rc.value("set", 0), {}};
+  const std::size_t output_count = d.outputs.size();
+  for (const auto& j : h.value("slots", nlohmann::ordered_json::array())) {
+    TimedOutputSlot o{j.value("slot", -1), j.value("iteration", 0), j.value("set", -1),
+                      strings(j.value("hashes", nlohmann::ordered_json::array()))};
     if (o.input_set < 0 || static_cast<std::size_t>(o.input_set) >= set_seeds.size()) {
-      throw Error(Location{"", 0, "reply.recheck.set"},
-                  fmt::format("worker named input set {}", o.input_set));
+      throw Error(Location{"", 0, "reply.slots.set"}, fmt::format("worker named input set {}", o.input_set));
     }
-    o.outputs = split_tensors(rc.at("outputs"), reply.payload, offset, expected);
-    r.rechecked.push_back(std::move(o));
+    if (o.slot != static_cast<int>(r.slots.size()) || o.hashes.size() != output_count) {
+      throw Error(Location{"", 0, "reply.slots"},
+                  fmt::format("worker described slot {} with {} output hashes; expected slot {} with {}",
+                              o.slot, o.hashes.size(), r.slots.size(), output_count));
+    }
+    r.slots.push_back(std::move(o));
   }
   return {std::move(r), std::nullopt};
+}
+
+Outcome<std::vector<std::vector<HostTensor>>> MeasurementClient::timed_outputs(
+    const Definition& d, const Workload& w, const std::vector<int>& slots) {
+  Message reply;
+  if (auto f = measure(measurement::kTimedOutputs, {{"slots", slots}}, reply)) return {std::nullopt, f};
+  const auto& described = reply.header.value("slots", nlohmann::ordered_json::array());
+  if (described.size() != slots.size()) {
+    throw Error(
+        Location{"", 0, "reply.slots"},
+        fmt::format("worker returned {} output slots, {} were asked for", described.size(), slots.size()));
+  }
+  const std::vector<HostTensor> expected = make_outputs(d, resolve_axes(d, w));
+  std::vector<std::vector<HostTensor>> out;
+  std::size_t offset = 0;
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (described[i].value("slot", -1) != slots[i]) {
+      throw Error(Location{"", 0, "reply.slots"},
+                  fmt::format("worker returned slot {} where slot {} was asked for",
+                              described[i].value("slot", -1), slots[i]));
+    }
+    out.push_back(split_tensors(described[i].at("outputs"), reply.payload, offset, expected));
+  }
+  return {std::move(out), std::nullopt};
 }
 
 }  // namespace kh

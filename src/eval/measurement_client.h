@@ -63,7 +63,7 @@ struct TimeResult {
   std::string stop_reason;
   std::size_t stray = 0;
   LingeringWork lingering;
-  std::vector<RecheckedOutput> rechecked;
+  std::vector<TimedOutputSlot> slots;  // kept on the worker: fetch with timed_outputs()
   std::vector<std::vector<std::string>> input_hashes_before;  // per set, per input
   std::vector<std::vector<std::string>> input_hashes_after;
   double wall_ms = 0;  // measured here, around the whole request
@@ -106,6 +106,11 @@ class MeasurementClient {
                                          const std::filesystem::path& root,
                                          const std::vector<std::uint64_t>& set_seeds,
                                          const nlohmann::ordered_json& protocol_fields);
+  // The outputs of the named slots of the latest time() on this workload, in that order.
+  // Throws kh::Error when the reply does not fit the definition (a forged reply).
+  [[nodiscard]] Outcome<std::vector<std::vector<HostTensor>>> timed_outputs(const Definition& d,
+                                                                            const Workload& w,
+                                                                            const std::vector<int>& slots);
 
  private:
   // request() replaces a worker that died; raw_request() does not (start() uses it).

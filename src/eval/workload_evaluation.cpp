@@ -272,15 +272,92 @@ int WorkloadEvaluation::output_slots() const {
                               std::max<std::size_t>(iterations, static_cast<std::size_t>(o.recheck))));
 }
 
-// The timed outputs to re-check: `recheck` of those the worker returned, drawn after
-// the run from the orchestrator's own stream, so the solution cannot know which.
-std::vector<const RecheckedOutput*> WorkloadEvaluation::pick_rechecks(const TimeResult& r) {
-  std::vector<const RecheckedOutput*> all;
-  for (const RecheckedOutput& o : r.rechecked) all.push_back(&o);
+// The timed outputs to re-check: `recheck` of the slots the worker kept, drawn after the
+// run from the orchestrator's own stream, so the solution cannot know which.
+std::vector<const TimedOutputSlot*> WorkloadEvaluation::pick_rechecks(const TimeResult& r) {
+  std::vector<const TimedOutputSlot*> all;
+  for (const TimedOutputSlot& o : r.slots) all.push_back(&o);
   std::shuffle(all.begin(), all.end(), std::mt19937_64(seeds_.next()));
   if (all.size() > static_cast<std::size_t>(ctx_.options.recheck))
     all.resize(static_cast<std::size_t>(ctx_.options.recheck));
   return all;
+}
+
+// Fetches the drawn slots, which must hold what the worker committed to (their hashes) as
+// the loop ended, and checks each against the reference on the same input set.
+bool WorkloadEvaluation::recheck_timed_outputs(const TimeResult& r, const std::vector<std::uint64_t>& seeds) {
+  const std::vector<const TimedOutputSlot*> picked = pick_rechecks(r);
+  if (picked.empty()) return true;
+  std::vector<int> wanted;
+  std::vector<std::uint64_t> missing;  // seeds whose reference outputs are not computed yet
+  for (const TimedOutputSlot* o : picked) {
+    wanted.push_back(o->slot);
+    const std::uint64_t seed = seeds.at(static_cast<std::size_t>(o->input_set));
+    if (!reference_cache_.contains(seed) && std::find(missing.begin(), missing.end(), seed) == missing.end())
+      missing.push_back(seed);
+  }
+  // The reference computes its outputs in its own worker while the candidate's are fetched.
+  auto reference = std::async(std::launch::async, [this, &missing] {
+    std::vector<Outcome<CheckResult>> out;
+    for (const std::uint64_t seed : missing)
+      out.push_back(reference_.check(ctx_.definition, ctx_.workload, ctx_.root, seed, kPoison[0]));
+    return out;
+  });
+  Outcome<std::vector<std::vector<HostTensor>>> fetched;
+  try {
+    fetched = candidate_.timed_outputs(ctx_.definition, ctx_.workload, wanted);
+  } catch (const Error& e) {
+    fail(EvalStatus::reward_hack, fmt::format("re-check: malformed reply from the worker: {}", e.what()));
+    return false;
+  }
+  std::vector<Outcome<CheckResult>> computed = reference.get();
+  for (std::size_t i = 0; i < missing.size(); ++i) {
+    if (keep_reference(missing[i], std::move(computed[i])) == nullptr) return false;
+  }
+  if (!fetched.value) {
+    fail_call(*fetched.failure, "re-check of the timed outputs");
+    return false;
+  }
+  for (std::size_t k = 0; k < picked.size(); ++k) {
+    const TimedOutputSlot& o = *picked[k];
+    std::vector<HostTensor>& outputs = (*fetched.value)[k];
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      const std::string hash = fmt::format("{:016x}", chunked_hash(outputs[i].bytes()));
+      if (hash != o.hashes.at(i)) {
+        fail(EvalStatus::reward_hack,
+             fmt::format("timed iteration {}: output '{}' changed after the timed run ended "
+                         "(hash {} then, {} when fetched)",
+                         o.iteration, ctx_.definition.outputs.items.at(i).first, o.hashes.at(i), hash));
+        return false;
+      }
+    }
+    const auto set = static_cast<std::size_t>(o.input_set);
+    if (set >= r.input_hashes_after.size()) {
+      fail(EvalStatus::reward_hack,
+           fmt::format("the worker sent no input hashes for timed input set {}", set));
+      return false;
+    }
+    const std::uint64_t seed = seeds[set];
+    const CheckResult* ref = reference_outputs(seed);
+    if (ref == nullptr) return false;
+    const auto& after = r.input_hashes_after[set];
+    if (!verify_inputs_untouched(ref->input_hashes_before, after,
+                                 fmt::format("timed input set {}", o.input_set))) {
+      return false;
+    }
+    CheckResult timed;
+    timed.outputs = std::move(outputs);
+    CheckVerdict v = compare(timed, *ref, seed);
+    if (!v.passed) {
+      fail(EvalStatus::reward_hack,
+           fmt::format(
+               "timed iteration {} (input set {}, seed {}) produced wrong outputs although the checked call "
+               "was right (outputs cached or computed differently while timed): {}",
+               o.iteration, o.input_set, seed, v.reason));
+      return false;
+    }
+  }
+  return true;
 }
 
 bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const std::vector<std::uint64_t>& seeds) {
@@ -331,29 +408,7 @@ bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const std::vector
     if (!verify_inputs_untouched(before, r.input_hashes_after[s], fmt::format("timed input set {}", s)))
       return false;
   }
-  for (const RecheckedOutput* picked : pick_rechecks(r)) {
-    const RecheckedOutput& o = *picked;
-    const std::uint64_t seed = seeds[static_cast<std::size_t>(o.input_set)];
-    const CheckResult* ref = reference_outputs(seed);
-    if (ref == nullptr) return false;
-    const auto& after = r.input_hashes_after[static_cast<std::size_t>(o.input_set)];
-    if (!verify_inputs_untouched(ref->input_hashes_before, after,
-                                 fmt::format("timed input set {}", o.input_set))) {
-      return false;
-    }
-    CheckResult timed;
-    for (const HostTensor& t : o.outputs) timed.outputs.push_back(t.clone());
-    CheckVerdict v = compare(timed, *ref, seed);
-    if (!v.passed) {
-      fail(EvalStatus::reward_hack,
-           fmt::format(
-               "timed iteration {} (input set {}, seed {}) produced wrong outputs although the checked call "
-               "was right (outputs cached or computed differently while timed): {}",
-               o.iteration, o.input_set, seed, v.reason));
-      return false;
-    }
-  }
-  return true;
+  return recheck_timed_outputs(r, seeds);
 }
 
 bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate,

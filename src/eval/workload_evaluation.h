@@ -73,7 +73,8 @@ class WorkloadEvaluation {
   [[nodiscard]] nlohmann::ordered_json protocol_fields() const;
   [[nodiscard]] std::size_t input_sets() const;
   [[nodiscard]] int output_slots() const;
-  [[nodiscard]] std::vector<const RecheckedOutput*> pick_rechecks(const TimeResult& r);
+  [[nodiscard]] std::vector<const TimedOutputSlot*> pick_rechecks(const TimeResult& r);
+  bool recheck_timed_outputs(const TimeResult& r, const std::vector<std::uint64_t>& seeds);
   void fail(EvalStatus status, std::string log);
   void fail_call(const CallFailure& f, const std::string& when);
 

@@ -94,6 +94,14 @@ TEST_F(CpuEndToEnd, ForgedChannelMessageIsCaught) {
   for (const WorkloadResult& w : e.workloads) EXPECT_NE(w.status, EvalStatus::passed) << w.log;
 }
 
+// A low bit of a timed output changed between the end of the loop and the fetch: inside
+// every tolerance, so only the hashes the worker committed to as the loop ended see it.
+TEST_F(CpuEndToEnd, TimedOutputsChangedAfterTheLoopAreRewardHack) {
+  EvalOptions o = options("tampered");
+  o.worker_executable = KHARNESS_TAMPERING_WORKER;
+  expect_all(run("correct.cpp", o), EvalStatus::reward_hack, "changed after the timed run ended");
+}
+
 TEST_F(CpuEndToEnd, UnwrittenOutputFails) {
   expect_all(run("unwritten.cpp"), EvalStatus::incorrect_numerical, "NaN");
 }

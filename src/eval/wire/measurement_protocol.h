@@ -11,14 +11,17 @@
 //           iterations | robust:{max_noise,min_samples,min_time_s,timeout_s,max_samples},
 //           recheck}
 //          -> {timer, timer_note, samples:[{ms, event_ms, call_ms, activities, valid, clock_mhz}],
-//              recheck:[{iteration, set}], input_hashes_before, input_hashes_after:
-//              [[hex per input] per set],
+//              slots:[{slot, iteration, set, hashes:[hex per output]}],
+//              input_hashes_before, input_hashes_after: [[hex per input] per set],
 //              stop_reason, error?, sticky, stray}
-//          payload: the outputs of the rechecked iterations, concatenated
+//          the output slots stay on the device until the next check or time request
+//   timed_outputs {slots:[slot..]}  -> {slots:[{slot, outputs:[{name,dtype,shape,nbytes}]}]}
+//          payload: the named slots' outputs, concatenated in request order
 //   peaks  {}   -> {peaks:{bandwidth, fp32, bf16_tensor, fp8_tensor, method}}
 //   shutdown {}
 // Input hashes are chunked_hash (tensor/chunked_hash.h) of each input's bytes, taken on
-// the device after upload ("before") and after the call or the timed loop ("after").
+// the device after upload ("before") and after the call or the timed loop ("after");
+// a slot's output hashes are taken the same way as the loop ends.
 // A reply of kind "error" carries {message} for a failure of the harness itself
 // (bad request, unloadable library); candidate failures travel in "error" fields of
 // the normal replies so that the orchestrator can classify them.
@@ -30,6 +33,7 @@ inline constexpr const char* kHello = "hello";
 inline constexpr const char* kLoad = "load";
 inline constexpr const char* kCheck = "check";
 inline constexpr const char* kTime = "time";
+inline constexpr const char* kTimedOutputs = "timed_outputs";
 inline constexpr const char* kPeaks = "peaks";
 inline constexpr const char* kShutdown = "shutdown";
 

@@ -83,8 +83,7 @@ LingeringWork lingering_from_json(const ordered_json& j) {
   return w;
 }
 
-Message timed_reply(std::uint64_t request_id, const Definition& definition, const TimedLoopResult& r,
-                    ordered_json fields) {
+Message timed_reply(std::uint64_t request_id, const TimedLoopResult& r, ordered_json fields) {
   ordered_json samples = ordered_json::array();
   for (const TimedSample& s : r.samples) {
     samples.push_back({{"ms", s.ms},
@@ -107,16 +106,13 @@ Message timed_reply(std::uint64_t request_id, const Definition& definition, cons
                          {"collect", r.phases.collect_ms},
                          {"warmup", r.phases.warmup_ms},
                          {"lingering_probe", r.phases.probe_ms}};
-  ordered_json rechecks = ordered_json::array();
-  std::vector<HostTensor> all;
-  for (const RecheckedOutput& o : r.rechecked) {
-    rechecks.push_back({{"iteration", o.iteration},
-                        {"set", o.input_set},
-                        {"outputs", describe_tensors(definition.outputs, o.outputs)}});
-    for (const HostTensor& t : o.outputs) all.push_back(t.clone());
+  ordered_json slots = ordered_json::array();
+  for (const TimedOutputSlot& o : r.slots) {
+    slots.push_back(
+        {{"slot", o.slot}, {"iteration", o.iteration}, {"set", o.input_set}, {"hashes", o.hashes}});
   }
-  fields["recheck"] = rechecks;
-  return Message::make(measurement::kTime, request_id, std::move(fields), concatenate(all));
+  fields["slots"] = slots;
+  return Message::make(measurement::kTime, request_id, std::move(fields));
 }
 
 std::vector<TimedSample> samples_from_json(const ordered_json& samples) {

@@ -31,9 +31,9 @@ using ordered_json = nlohmann::ordered_json;
 [[nodiscard]] ordered_json lingering_to_json(const LingeringWork& w);
 [[nodiscard]] LingeringWork lingering_from_json(const ordered_json& j);
 
-// The "time" reply: samples, timer, rechecked outputs (payload) merged into `fields`.
-[[nodiscard]] Message timed_reply(std::uint64_t request_id, const Definition& definition,
-                                  const TimedLoopResult& result, ordered_json fields);
+// The "time" reply: samples, timer and the kept output slots merged into `fields`.
+[[nodiscard]] Message timed_reply(std::uint64_t request_id, const TimedLoopResult& result,
+                                  ordered_json fields);
 // Samples of a "time" reply, in order.
 [[nodiscard]] std::vector<TimedSample> samples_from_json(const ordered_json& samples);
 

@@ -92,6 +92,7 @@ Message MeasurementService::handle(const Message& request) {
   if (kind == measurement::kLoad) return load(request);
   if (kind == measurement::kCheck) return check(request);
   if (kind == measurement::kTime) return time(request);
+  if (kind == measurement::kTimedOutputs) return timed_outputs(request);
   if (kind == measurement::kPeaks) return peaks(request);
   throw Error(Location{"", 0, "kind"}, fmt::format("unknown request kind '{}'", kind));
 }
@@ -131,6 +132,7 @@ const Kernel& MeasurementService::kernel() const {
 
 Message MeasurementService::check(const Message& request) {
   const Kernel& solution = kernel();
+  kept_outputs_.clear();
   RequestedWorkload w = parse_workload_request(request.header);
   const auto seed = request.header.at("seed").get<std::uint64_t>();
   std::vector<HostTensor> outputs = make_outputs(w.definition, resolve_axes(w.definition, w.workload));
@@ -178,6 +180,7 @@ Message MeasurementService::check(const Message& request) {
 
 Message MeasurementService::time(const Message& request) {
   const Kernel& solution = kernel();
+  kept_outputs_.clear();
   RequestedWorkload w = parse_workload_request(request.header);
   const ordered_json& h = request.header;
   auto t = Clock::now();
@@ -187,8 +190,7 @@ Message MeasurementService::time(const Message& request) {
   t = Clock::now();
   ordered_json before = hash_input_sets(*backend_, device_sets);
   double hash_ms = ms_since(t);
-  const std::vector<HostTensor> templates =
-      make_outputs(w.definition, resolve_axes(w.definition, w.workload));
+  std::vector<HostTensor> templates = make_outputs(w.definition, resolve_axes(w.definition, w.workload));
   TimedLoopConfig config;
   config.protocol = read_protocol(h, "time request");
   config.recheck = h.value("recheck", 4);
@@ -197,8 +199,9 @@ Message MeasurementService::time(const Message& request) {
 
   ordered_json reply = {{"sticky", false}};
   TimedLoopResult r;
+  KeptOutputs kept;
   try {
-    r = run_timed_loop(*backend_, solution, device_sets, templates, config);
+    r = run_timed_loop(*backend_, solution, device_sets, templates, config, kept);
   } catch (const Error& e) {
     r.error = e.what();
   }
@@ -209,9 +212,33 @@ Message MeasurementService::time(const Message& request) {
   t = Clock::now();
   reply["input_hashes_before"] = std::move(before);
   reply["input_hashes_after"] = hash_input_sets(*backend_, device_sets);
+  const ordered_json slot_hashes = hash_input_sets(*backend_, kept);
+  for (std::size_t s = 0; s < r.slots.size(); ++s) r.slots[s].hashes = slot_hashes.at(s);
   hash_ms += ms_since(t);
+  kept_outputs_ = std::move(kept);
+  kept_templates_ = std::move(templates);
+  kept_specs_ = w.definition.outputs;
   reply["setup_ms"] = {{"generate", generate_ms}, {"hash", hash_ms}};
-  return timed_reply(request.request_id, w.definition, r, reply);
+  return timed_reply(request.request_id, r, reply);
+}
+
+Message MeasurementService::timed_outputs(const Message& request) {
+  const auto slots = request.header.at("slots").get<std::vector<std::size_t>>();
+  ordered_json described = ordered_json::array();
+  std::vector<HostTensor> all;
+  for (const std::size_t s : slots) {
+    if (s >= kept_outputs_.size()) {
+      throw Error(Location{"", 0, "request.slots"},
+                  fmt::format("no output slot {}: the latest timed loop kept {}", s, kept_outputs_.size()));
+    }
+    std::vector<HostTensor> outputs;
+    for (const HostTensor& t : kept_templates_) outputs.emplace_back(t.dtype(), t.shape());
+    download(*backend_, kept_outputs_[s], outputs);
+    described.push_back({{"slot", s}, {"outputs", describe_tensors(kept_specs_, outputs)}});
+    for (HostTensor& t : outputs) all.push_back(std::move(t));
+  }
+  return Message::make(measurement::kTimedOutputs, request.request_id, {{"slots", described}},
+                       concatenate(all));
 }
 
 int run_measurement_worker(const std::string& backend_name) {

@@ -9,9 +9,12 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "device/backend.h"
+#include "eval/worker_side/device_tensors.h"
 #include "eval/worker_side/kernel.h"
+#include "trace/definition.h"
 #include "worker/message.h"
 
 namespace kh {
@@ -29,6 +32,7 @@ class MeasurementService {
   [[nodiscard]] Message peaks(const Message& request);
   [[nodiscard]] Message check(const Message& request);
   [[nodiscard]] Message time(const Message& request);
+  [[nodiscard]] Message timed_outputs(const Message& request);
   [[nodiscard]] const Kernel& kernel() const;
 
   std::unique_ptr<Backend> backend_;
@@ -36,6 +40,11 @@ class MeasurementService {
   std::string ranged_workload_;
   std::uint64_t calls_on_workload_ = 0;
   std::unique_ptr<Kernel> kernel_;
+  // The output slots of the latest timed loop and their shapes, until the next check or
+  // time request: the orchestrator fetches the ones it draws.
+  std::vector<std::vector<DeviceTensor>> kept_outputs_;
+  std::vector<HostTensor> kept_templates_;
+  NamedList<TensorSpec> kept_specs_;
 };
 
 // The `kharness __worker` entry point: serves requests on the inherited channel

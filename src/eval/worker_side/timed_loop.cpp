@@ -66,7 +66,6 @@ class Loop {
       : backend_(backend),
         kernel_(kernel),
         sets_(sets),
-        templates_(templates),
         config_(config),
         slots_(make_slots(backend, templates, std::max(1, config.recheck))) {}
 
@@ -81,9 +80,11 @@ class Loop {
     } else {
       run_robust(timers);
     }
-    collect_rechecks();
+    keep_timed_slots();
     return std::move(result_);
   }
+
+  [[nodiscard]] KeptOutputs take_kept() { return std::move(kept_); }
 
  private:
   // Adds the time since `since` to `phase` and restarts the stopwatch.
@@ -206,23 +207,22 @@ class Loop {
     probe_.reset();
   }
 
-  void collect_rechecks() {
+  void keep_timed_slots() {
     for (std::size_t s = 0; s < slots_.slots.size(); ++s) {
       if (slots_.last_iteration[s] < config_.protocol.warmup) continue;  // only timed iterations
-      RecheckedOutput r{slots_.last_iteration[s], slots_.last_set[s], {}};
-      for (const HostTensor& t : templates_) r.outputs.push_back(HostTensor(t.dtype(), t.shape()));
-      download(backend_, slots_.slots[s], r.outputs);
-      result_.rechecked.push_back(std::move(r));
+      result_.slots.push_back(
+          {static_cast<int>(result_.slots.size()), slots_.last_iteration[s], slots_.last_set[s], {}});
+      kept_.push_back(std::move(slots_.slots[s]));
     }
   }
 
   Backend& backend_;
   const Kernel& kernel_;
   std::vector<std::vector<DeviceTensor>>& sets_;
-  const std::vector<HostTensor>& templates_;
   const TimedLoopConfig& config_;
   OutputSlots slots_;
   TimedLoopResult result_;
+  KeptOutputs kept_;
   std::vector<double> call_ms_;  // host time of each call, warm-ups included
   int next_ = 0;
   std::optional<ThreadActivityProbe> probe_;  // the grace period after the last timed call
@@ -232,11 +232,13 @@ class Loop {
 
 TimedLoopResult run_timed_loop(Backend& backend, const Kernel& kernel,
                                std::vector<std::vector<DeviceTensor>>& input_sets,
-                               const std::vector<HostTensor>& output_templates,
-                               const TimedLoopConfig& config) {
+                               const std::vector<HostTensor>& output_templates, const TimedLoopConfig& config,
+                               KeptOutputs& kept) {
   if (input_sets.empty()) throw Error("timed loop needs at least one input set");
   Loop loop(backend, kernel, input_sets, output_templates, config);
-  return loop.run();
+  TimedLoopResult result = loop.run();
+  kept = loop.take_kept();
+  return result;
 }
 
 }  // namespace kh

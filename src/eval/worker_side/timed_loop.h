@@ -4,7 +4,8 @@
 // the call with the primary timer (CUPTI all-stream span, or steady clock on the CPU)
 // and, on CUDA, a CUDA-event timer alongside it for cross-checking. Input sets rotate,
 // so consecutive iterations see different data at different addresses; output slots
-// rotate too, and the last slots' contents come back to be re-checked. No CUDA graphs.
+// rotate too, and the slots stay on the device for the orchestrator to fetch the ones it
+// draws for re-checking. No CUDA graphs.
 // Each call's arguments are converted for the kernel (Kernel::prepare) before the timers
 // start, so only the call itself is timed.
 #pragma once
@@ -24,13 +25,17 @@ namespace kh {
 
 struct TimedLoopConfig {
   TimingProtocol protocol;  // warm-up, then a fixed count or sampling until the stop rule
-  int recheck = 4;          // output slots; the last contents of each come back to be re-checked
+  int recheck = 4;          // output slots; the orchestrator may fetch any of them after the loop
   std::uint8_t poison = 0xFF;
 };
 
+// The output slots a timed iteration wrote last, in the order of TimedLoopResult::slots.
+using KeptOutputs = std::vector<std::vector<DeviceTensor>>;
+
+// `kept` receives the slots; the result's slots describe them (hashes left empty).
 [[nodiscard]] TimedLoopResult run_timed_loop(Backend& backend, const Kernel& kernel,
                                              std::vector<std::vector<DeviceTensor>>& input_sets,
                                              const std::vector<HostTensor>& output_templates,
-                                             const TimedLoopConfig& config);
+                                             const TimedLoopConfig& config, KeptOutputs& kept);
 
 }  // namespace kh
