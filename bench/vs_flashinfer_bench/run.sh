@@ -73,17 +73,17 @@ cp "$WORK/port.json" "$OUT/kharness_solution.json"
 # --- kharness ----------------------------------------------------------------------
 KH=(build/kharness eval --trace-set "$SET" --definition "$DEF" --solution "$WORK/port.json" --backend cuda
   --protocol official --json)
-timed kharness_cold 200 "${KH[@]}" -o "$OUT/kharness_cold.jsonl" >"$OUT/kharness_cold.json" 2>"$OUT/kharness_cold.log"
-timed kharness_warm 150 "${KH[@]}" -o "$OUT/kharness_warm.jsonl" >"$OUT/kharness_warm.json" 2>"$OUT/kharness_warm.log"
-timed kharness_reference_timed 150 "${KH[@]}" --remeasure-reference -o "$OUT/kharness_reference_timed.jsonl" \
+timed kharness_cold 150 "${KH[@]}" -o "$OUT/kharness_cold.jsonl" >"$OUT/kharness_cold.json" 2>"$OUT/kharness_cold.log"
+timed kharness_warm 100 "${KH[@]}" -o "$OUT/kharness_warm.jsonl" >"$OUT/kharness_warm.json" 2>"$OUT/kharness_warm.log"
+timed kharness_reference_timed 120 "${KH[@]}" --remeasure-reference -o "$OUT/kharness_reference_timed.jsonl" \
   >"$OUT/kharness_reference_timed.json" 2>"$OUT/kharness_reference_timed.log"
 
 # --- flashinfer-bench --------------------------------------------------------------
 FIBRUN=(python3 -m flashinfer_bench run --definitions "$DEF" --solutions example_agent_solution
   --warmup-runs 10 --iterations 50 --num-trials 3 --save-results --log-level INFO)
-timed fib_cold 90 "${FIBRUN[@]}" --local "$WORK/fib_cold" >"$OUT/fib_cold.log" 2>&1
-timed fib_persistent 100 "${FIBRUN[@]}" --local "$WORK/fib_all" >"$OUT/fib_persistent.log" 2>&1
-timed fib_isolated 80 "${FIBRUN[@]}" --use-isolated-runner --local "$WORK/fib_iso" >"$OUT/fib_isolated.log" 2>&1
+timed fib_cold 60 "${FIBRUN[@]}" --local "$WORK/fib_cold" >"$OUT/fib_cold.log" 2>&1
+timed fib_persistent 90 "${FIBRUN[@]}" --local "$WORK/fib_all" >"$OUT/fib_persistent.log" 2>&1
+timed fib_isolated 60 "${FIBRUN[@]}" --use-isolated-runner --local "$WORK/fib_iso" >"$OUT/fib_isolated.log" 2>&1
 cat "$WORK"/fib_all/traces/**/*.jsonl "$WORK"/fib_all/traces/*.jsonl 2>/dev/null >"$OUT/fib_persistent_traces.jsonl"
 cat "$WORK"/fib_iso/traces/**/*.jsonl "$WORK"/fib_iso/traces/*.jsonl 2>/dev/null >"$OUT/fib_isolated_traces.jsonl"
 grep -l "Falling back to CUDA events" "$OUT"/fib_*.log >>"$STEPS" 2>/dev/null && echo "flashinfer-bench timed with CUDA events (no CUPTI)" >>"$STEPS"
