@@ -9,6 +9,11 @@
 #
 #   bash bench/vs_flashinfer_bench/run.sh TRACE_SET OUT_DIR [ISOLATED_WORKLOADS]
 #
+# Another definition and a solution both run unmodified (a tvm-ffi CUDA one):
+#
+#   DEF=rmsnorm_h4096 SOLUTION=examples/solutions/upstream/tvm-ffi/rmsnorm_h4096_tvm_ffi_cuda.json \
+#     bash bench/vs_flashinfer_bench/run.sh TRACE_SET OUT_DIR 3
+#
 # ISOLATED_WORKLOADS (default 6): how many workloads flashinfer-bench's isolated runner
 # (a process per workload, 6-10 s each) runs; the summary says so and scales it. On the
 # H200 (2026-12-02) the steps took about 7 minutes with 3 isolated workloads, kharness's
@@ -22,7 +27,9 @@ OUT=$(mkdir -p "${2:?usage: run.sh TRACE_SET OUT_DIR [ISOLATED_WORKLOADS]}" && c
 ISOLATED=${3:-6}
 cd "$(dirname "$0")/../.." || exit 1
 source bench/device_env.sh
-DEF=gemm_n4096_k4096
+DEF=${DEF:-gemm_n4096_k4096}
+SOLUTION=${SOLUTION:+$(cd "$(dirname "$SOLUTION")" && pwd)/$(basename "$SOLUTION")}
+FAMILY=$(basename "$(dirname "$(find "$SET/definitions" -name "$DEF.json" | head -n 1)")")
 FIB=bench/vs_flashinfer_bench/fib
 [ -d "$FIB/flashinfer_bench" ] || { echo "no $FIB: run prepare.sh first and carry it" >&2; exit 2; }
 STEPS="$OUT/steps.txt"
@@ -57,18 +64,26 @@ timed() {
 # Trace sets for flashinfer-bench: the definition, its workloads (all, or the isolated
 # runner's first N), and the example solution, unmodified.
 make_set() {  # make_set DIR N
-  mkdir -p "$1/definitions/gemm" "$1/workloads/gemm" "$1/solutions/gemm"
-  cp "$SET/definitions/gemm/$DEF.json" "$1/definitions/gemm/"
-  head -n "$2" "$SET/workloads/gemm/$DEF.jsonl" >"$1/workloads/gemm/$DEF.jsonl"
-  cp "$SET/solutions/${DEF}_example_tvmffi.json" "$1/solutions/gemm/"
+  mkdir -p "$1/definitions/$FAMILY" "$1/workloads/$FAMILY" "$1/solutions/$FAMILY"
+  cp "$SET/definitions/$FAMILY/$DEF.json" "$1/definitions/$FAMILY/"
+  head -n "$2" "$SET/workloads/$FAMILY/$DEF.jsonl" >"$1/workloads/$FAMILY/$DEF.jsonl"
+  cp "${SOLUTION:-$SET/solutions/${DEF}_example_tvmffi.json}" "$1/solutions/$FAMILY/"
 }
-ALL=$(grep -c . "$SET/workloads/gemm/$DEF.jsonl")
+ALL=$(grep -c . "$SET/workloads/$FAMILY/$DEF.jsonl")
 make_set "$WORK/fib_cold" 1
 make_set "$WORK/fib_all" "$ALL"
 make_set "$WORK/fib_iso" "$ISOLATED"
-python3 bench/vs_flashinfer_bench/port_example.py "$SET/solutions/${DEF}_example_tvmffi.json" "$WORK/port.json" \
-  >"$OUT/port.json"
+if [ -n "$SOLUTION" ]; then  # the same file in both
+  cp "$SOLUTION" "$WORK/port.json"
+  python3 -c 'import hashlib, json, sys; h = hashlib.sha256(open(sys.argv[1], "rb").read()).hexdigest()
+print(json.dumps({"same_solution_file": sys.argv[1], "sha256": h}))' "$SOLUTION" >"$OUT/port.json"
+else
+  python3 bench/vs_flashinfer_bench/port_example.py "$SET/solutions/${DEF}_example_tvmffi.json" "$WORK/port.json" \
+    >"$OUT/port.json"
+fi
 cp "$WORK/port.json" "$OUT/kharness_solution.json"
+FIB_NAME=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["name"])' \
+  "${SOLUTION:-$SET/solutions/${DEF}_example_tvmffi.json}")
 
 # --- kharness ----------------------------------------------------------------------
 KH=(build/kharness eval --trace-set "$SET" --definition "$DEF" --solution "$WORK/port.json" --backend cuda
@@ -79,7 +94,7 @@ timed kharness_reference_timed 120 "${KH[@]}" --remeasure-reference -o "$OUT/kha
   >"$OUT/kharness_reference_timed.json" 2>"$OUT/kharness_reference_timed.log"
 
 # --- flashinfer-bench --------------------------------------------------------------
-FIBRUN=(python3 -m flashinfer_bench run --definitions "$DEF" --solutions example_agent_solution
+FIBRUN=(python3 -m flashinfer_bench run --definitions "$DEF" --solutions "$FIB_NAME"
   --warmup-runs 10 --iterations 50 --num-trials 3 --save-results --log-level INFO)
 timed fib_cold 60 "${FIBRUN[@]}" --local "$WORK/fib_cold" >"$OUT/fib_cold.log" 2>&1
 timed fib_persistent 90 "${FIBRUN[@]}" --local "$WORK/fib_all" >"$OUT/fib_persistent.log" 2>&1
