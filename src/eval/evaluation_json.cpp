@@ -148,6 +148,7 @@ json workload_json(const WorkloadResult& r) {
           {"latency", optional(r.latency, latency_to_json)},
           {"reference_latency", optional(r.reference_latency, latency_to_json)},
           {"worker_restarts", r.worker_restarts},
+          {"orchestrator_ms", r.orchestrator_ms},
           {"fatal", r.fatal},
           {"not_run", r.not_run},
           {"lane", r.lane},
@@ -174,6 +175,8 @@ WorkloadResult workload_from_json(const json& j, const Workload& workload, const
   if (const json* l = optional_object(j, "reference_latency"))
     r.reference_latency = latency_from_json(*l, w + ".reference_latency");
   r.worker_restarts = get<std::size_t>(j, "worker_restarts", w);
+  // Records written before the field existed have none.
+  if (const json* o = optional_object(j, "orchestrator_ms")) r.orchestrator_ms = *o;
   r.fatal = get<bool>(j, "fatal", w);
   r.not_run = get<bool>(j, "not_run", w);
   r.lane = get<std::size_t>(j, "lane", w);

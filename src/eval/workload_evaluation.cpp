@@ -50,12 +50,18 @@ WorkloadResult WorkloadEvaluation::run() {
   result_.workload = ctx_.workload;
   result_.status = EvalStatus::passed;
   const std::size_t restarts_before = candidate_.restarts();
+  auto since = std::chrono::steady_clock::now();
   const bool checked = check_correctness();
+  account("correctness", since);
   if (checked && ctx_.options.time_candidate && nothing_to_time()) {
     result_.log += "not timed: the outputs have no elements (an axis is 0), so a call has no work to time\n";
-  } else if (checked && ctx_.options.time_candidate && measure(candidate_, true, result_.latency, seeds_) &&
-             ctx_.options.time_reference) {
-    reference_latency();
+  } else if (checked && ctx_.options.time_candidate) {
+    since = std::chrono::steady_clock::now();
+    const bool timed = measure(candidate_, true, result_.latency, seeds_);
+    account("timing", since);
+    since = std::chrono::steady_clock::now();
+    if (timed && ctx_.options.time_reference) reference_latency();
+    account("reference_timing", since);
   }
   result_.worker_restarts = candidate_.restarts() - restarts_before;
   return std::move(result_);
@@ -66,6 +72,12 @@ WorkloadResult WorkloadEvaluation::run() {
 // not work hidden from the timer, and there is no latency to measure.
 bool WorkloadEvaluation::nothing_to_time() const {
   return tensor_bytes(ctx_.definition.outputs, resolve_axes(ctx_.definition, ctx_.workload)) == 0;
+}
+
+void WorkloadEvaluation::account(const char* step, std::chrono::steady_clock::time_point since) {
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
+  result_.orchestrator_ms[step] = result_.orchestrator_ms.value(step, 0.0) + ms;
 }
 
 void WorkloadEvaluation::fail(EvalStatus status, std::string log) {
@@ -163,7 +175,10 @@ CheckVerdict WorkloadEvaluation::compare(const CheckResult& candidate, const Che
                    }
                    return *inputs;
                  }};
-  return ctx_.checker.check(c);
+  const auto since = std::chrono::steady_clock::now();
+  CheckVerdict v = ctx_.checker.check(c);
+  account("compare", since);
+  return v;
 }
 
 bool WorkloadEvaluation::verify_inputs_untouched(const std::vector<std::string>& before,
@@ -288,6 +303,7 @@ std::vector<const TimedOutputSlot*> WorkloadEvaluation::pick_rechecks(const Time
 bool WorkloadEvaluation::recheck_timed_outputs(const TimeResult& r, const std::vector<std::uint64_t>& seeds) {
   const std::vector<const TimedOutputSlot*> picked = pick_rechecks(r);
   if (picked.empty()) return true;
+  const auto since = std::chrono::steady_clock::now();
   std::vector<int> wanted;
   std::vector<std::uint64_t> missing;  // seeds whose reference outputs are not computed yet
   for (const TimedOutputSlot* o : picked) {
@@ -311,6 +327,7 @@ bool WorkloadEvaluation::recheck_timed_outputs(const TimeResult& r, const std::v
     return false;
   }
   std::vector<Outcome<CheckResult>> computed = reference.get();
+  account("recheck", since);
   for (std::size_t i = 0; i < missing.size(); ++i) {
     if (keep_reference(missing[i], std::move(computed[i])) == nullptr) return false;
   }

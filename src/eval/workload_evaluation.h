@@ -2,6 +2,7 @@
 // Every verdict is made here, in the orchestrator, from raw facts the workers report.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -75,6 +76,8 @@ class WorkloadEvaluation {
   [[nodiscard]] int output_slots() const;
   [[nodiscard]] std::vector<const TimedOutputSlot*> pick_rechecks(const TimeResult& r);
   bool recheck_timed_outputs(const TimeResult& r, const std::vector<std::uint64_t>& seeds);
+  // Adds the wall time since `since` to `step` of the result's orchestrator_ms.
+  void account(const char* step, std::chrono::steady_clock::time_point since);
   void fail(EvalStatus status, std::string log);
   void fail_call(const CallFailure& f, const std::string& when);
 

@@ -47,6 +47,11 @@ struct WorkloadResult {
   std::optional<LatencyMeasurement> latency;
   std::optional<LatencyMeasurement> reference_latency;
   std::size_t worker_restarts = 0;
+  // Where the orchestrator's wall time for this workload went, by step: correctness
+  // (the check calls, both workers), compare (checking outputs on the host), timing (the
+  // candidate's time requests), recheck (fetching re-checked outputs and computing the
+  // reference's), reference_timing. Tells the harness's cost from the kernels'.
+  nlohmann::ordered_json orchestrator_ms = nlohmann::ordered_json::object();
   // The candidate timed out, or its worker died (a crash or a sticky device error):
   // what --max-consecutive-failures counts.
   bool fatal = false;

@@ -40,6 +40,14 @@ TEST_F(CpuEndToEnd, CorrectSolutionPassesWithSaneSpeedup) {
     EXPECT_LT(w.speedup(), 5.0);
     EXPECT_EQ(w.check_seeds.size(), 2u);
     EXPECT_NE(w.check_seeds[0], w.check_seeds[1]) << "every trial needs a fresh seed";
+    // The orchestrator's account of the workload: each step took time, and the parts
+    // (comparing, re-checking) fit inside the steps they belong to.
+    const auto& steps = w.orchestrator_ms;
+    for (const char* step : {"correctness", "timing", "recheck", "compare"})
+      EXPECT_GT(steps.value(step, 0.0), 0.0) << step << " in " << steps.dump();
+    EXPECT_LT(steps.value("recheck", 0.0), steps.value("timing", 0.0)) << steps.dump();
+    EXPECT_LT(steps.value("compare", 0.0), steps.value("correctness", 0.0) + steps.value("timing", 0.0))
+        << steps.dump();
   }
 }
 

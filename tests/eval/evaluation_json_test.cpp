@@ -58,6 +58,7 @@ SolutionEvaluation sample() {
   passed.reference_latency->measured_at = "2026-01-02T03:04:05Z";
   passed.reference_latency->cache_key = "f00d";
   passed.lane = 1;
+  passed.orchestrator_ms = {{"correctness", 1.5}, {"compare", 0.25}, {"timing", 3.0}};
   passed.work = WorkloadWork{1e9, 2e6};
   passed.speed_of_light = SpeedOfLight{1e-6, 5e-7, 1e-6, 500, 200, "memory"};
   WorkloadResult hacked;
@@ -95,6 +96,17 @@ TEST(EvaluationJson, RoundTripKeepsEveryField) {
   EXPECT_TRUE(back.workloads[2].not_run);
   EXPECT_FALSE(back.workloads[1].not_run);
   EXPECT_EQ(back.sandbox.value("level", ""), "namespaces");
+  EXPECT_EQ(back.workloads[0].orchestrator_ms.value("compare", 0.0), 0.25);
+}
+
+TEST(EvaluationJson, ResultsStoredBeforeTheOrchestratorsAccountStillRead) {
+  const SolutionEvaluation e = sample();
+  const std::vector<Workload> workloads = {e.workloads[0].workload, e.workloads[1].workload,
+                                           e.workloads[2].workload};
+  nlohmann::ordered_json j = evaluation_to_json(e);
+  for (auto& w : j["workloads"]) w.erase("orchestrator_ms");
+  const SolutionEvaluation back = evaluation_from_json(j, workloads);
+  EXPECT_TRUE(back.workloads[0].orchestrator_ms.empty());
 }
 
 TEST(EvaluationJson, DamagedResultsAreRefusedNamingTheField) {
