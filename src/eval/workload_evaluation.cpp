@@ -315,6 +315,7 @@ bool WorkloadEvaluation::recheck_timed_outputs(const TimeResult& r, const std::v
   // The reference computes its outputs in its own worker while the candidate's are fetched.
   auto reference = std::async(std::launch::async, [this, &missing] {
     std::vector<Outcome<CheckResult>> out;
+    out.reserve(missing.size());
     for (const std::uint64_t seed : missing)
       out.push_back(reference_.check(ctx_.definition, ctx_.workload, ctx_.root, seed, kPoison[0]));
     return out;
