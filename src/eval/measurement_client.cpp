@@ -99,6 +99,18 @@ std::vector<std::string> strings(const nlohmann::ordered_json& j) {
   return out;
 }
 
+// Runs `read` over a reply. A reply whose fields do not have the protocol's types (a
+// string where an array belongs, an element that is not an object) is a kh::Error, which
+// the evaluator reports as a malformed reply; it must not end the run as a stray exception.
+template <class Read>
+auto read_reply(std::string_view kind, Read&& read) {
+  try {
+    return read();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(Location{"", 0, "reply." + std::string(kind)}, std::string("malformed reply: ") + e.what());
+  }
+}
+
 nlohmann::ordered_json workload_fields(const Definition& d, const Workload& w,
                                        const std::filesystem::path& root) {
   return {{"definition", to_json(d)}, {"workload", to_json(w)}, {"root", root.string()}};
@@ -261,8 +273,14 @@ Outcome<CheckResult> MeasurementClient::check(const Definition& d, const Workloa
   fields["poison"] = poison;
   fields["probe_lingering"] = config_.candidate;
   fields["candidate"] = config_.candidate;
-  Message reply;
-  if (auto f = measure(measurement::kCheck, std::move(fields), reply)) return {std::nullopt, f};
+  return read_reply(measurement::kCheck, [&]() -> Outcome<CheckResult> {
+    Message reply;
+    if (auto f = measure(measurement::kCheck, std::move(fields), reply)) return {std::nullopt, f};
+    return {read_check(d, w, reply), std::nullopt};
+  });
+}
+
+CheckResult MeasurementClient::read_check(const Definition& d, const Workload& w, const Message& reply) {
   const auto& h = reply.header;
   CheckResult r;
   std::size_t offset = 0;
@@ -271,7 +289,7 @@ Outcome<CheckResult> MeasurementClient::check(const Definition& d, const Workloa
   r.input_hashes_after = strings(h.value("input_hashes_after", nlohmann::ordered_json::array()));
   r.lingering = lingering_from_json(h.value("lingering", nlohmann::ordered_json::object()));
   r.call_ms = h.value("call_ms", 0.0);
-  return {std::move(r), std::nullopt};
+  return r;
 }
 
 Outcome<TimeResult> MeasurementClient::time(const Definition& d, const Workload& w,
@@ -281,12 +299,20 @@ Outcome<TimeResult> MeasurementClient::time(const Definition& d, const Workload&
   auto fields = workload_fields(d, w, root);
   fields["set_seeds"] = set_seeds;
   for (const auto& [k, v] : protocol_fields.items()) fields[k] = v;
-  Message reply;
-  const auto start_time = Clock::now();
-  if (auto f = measure(measurement::kTime, std::move(fields), reply)) return {std::nullopt, f};
+  return read_reply(measurement::kTime, [&]() -> Outcome<TimeResult> {
+    Message reply;
+    const auto start_time = Clock::now();
+    if (auto f = measure(measurement::kTime, std::move(fields), reply)) return {std::nullopt, f};
+    const double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start_time).count();
+    return {read_time(d, reply, set_seeds.size(), wall_ms), std::nullopt};
+  });
+}
+
+TimeResult MeasurementClient::read_time(const Definition& d, const Message& reply, std::size_t set_count,
+                                        double wall_ms) {
   const auto& h = reply.header;
   TimeResult r;
-  r.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start_time).count();
+  r.wall_ms = wall_ms;
   r.timer = h.value("timer", std::string());
   r.timer_note = h.value("timer_note", std::string());
   r.samples = samples_from_json(h.value("samples", nlohmann::ordered_json::array()));
@@ -307,7 +333,7 @@ Outcome<TimeResult> MeasurementClient::time(const Definition& d, const Workload&
   for (const auto& j : h.value("slots", nlohmann::ordered_json::array())) {
     TimedOutputSlot o{j.value("slot", -1), j.value("iteration", 0), j.value("set", -1),
                       strings(j.value("hashes", nlohmann::ordered_json::array()))};
-    if (o.input_set < 0 || static_cast<std::size_t>(o.input_set) >= set_seeds.size()) {
+    if (o.input_set < 0 || static_cast<std::size_t>(o.input_set) >= set_count) {
       throw Error(Location{"", 0, "reply.slots.set"}, fmt::format("worker named input set {}", o.input_set));
     }
     if (o.slot != static_cast<int>(r.slots.size()) || o.hashes.size() != output_count) {
@@ -317,13 +343,22 @@ Outcome<TimeResult> MeasurementClient::time(const Definition& d, const Workload&
     }
     r.slots.push_back(std::move(o));
   }
-  return {std::move(r), std::nullopt};
+  return r;
 }
 
 Outcome<std::vector<std::vector<HostTensor>>> MeasurementClient::timed_outputs(
     const Definition& d, const Workload& w, const std::vector<int>& slots) {
-  Message reply;
-  if (auto f = measure(measurement::kTimedOutputs, {{"slots", slots}}, reply)) return {std::nullopt, f};
+  return read_reply(measurement::kTimedOutputs, [&]() -> Outcome<std::vector<std::vector<HostTensor>>> {
+    Message reply;
+    if (auto f = measure(measurement::kTimedOutputs, {{"slots", slots}}, reply)) return {std::nullopt, f};
+    return {read_timed_outputs(d, w, reply, slots), std::nullopt};
+  });
+}
+
+std::vector<std::vector<HostTensor>> MeasurementClient::read_timed_outputs(const Definition& d,
+                                                                           const Workload& w,
+                                                                           const Message& reply,
+                                                                           const std::vector<int>& slots) {
   const auto& described = reply.header.value("slots", nlohmann::ordered_json::array());
   if (described.size() != slots.size()) {
     throw Error(
@@ -341,7 +376,7 @@ Outcome<std::vector<std::vector<HostTensor>>> MeasurementClient::timed_outputs(
     }
     out.push_back(split_tensors(described[i].at("outputs"), reply.payload, offset, expected));
   }
-  return {std::move(out), std::nullopt};
+  return out;
 }
 
 }  // namespace kh

@@ -110,6 +110,17 @@ TEST_F(CpuEndToEnd, TimedOutputsChangedAfterTheLoopAreRewardHack) {
   expect_all(run("correct.cpp", o), EvalStatus::reward_hack, "changed after the timed run ended");
 }
 
+// A well-framed reply whose fields have the wrong types (call_ms: "slow") is a verdict on
+// the candidate that could have written it, and the run goes on to the next workload.
+TEST_F(CpuEndToEnd, MalformedReplyIsRewardHackNotTheEndOfTheRun) {
+  EvalOptions o = options("malformed");
+  o.worker_executable = KHARNESS_MALFORMED_REPLY_WORKER;
+  o.max_consecutive_failures = 0;
+  const SolutionEvaluation e = run("correct.cpp", o);
+  EXPECT_EQ(e.workloads.size(), 5u);
+  expect_all(e, EvalStatus::reward_hack, "malformed reply");
+}
+
 TEST_F(CpuEndToEnd, UnwrittenOutputFails) {
   expect_all(run("unwritten.cpp"), EvalStatus::incorrect_numerical, "NaN");
 }
