@@ -111,6 +111,84 @@ auto read_reply(std::string_view kind, Read&& read) {
   }
 }
 
+// The typed results of replies. A field of the wrong type throws nlohmann's exception,
+// which read_reply turns into kh::Error; a reply that does not fit the request is kh::Error.
+CheckResult read_check(const Definition& d, const Workload& w, const Message& reply) {
+  const auto& h = reply.header;
+  CheckResult r;
+  std::size_t offset = 0;
+  r.outputs = split_tensors(h.at("outputs"), reply.payload, offset, make_outputs(d, resolve_axes(d, w)));
+  r.input_hashes_before = strings(h.value("input_hashes_before", nlohmann::ordered_json::array()));
+  r.input_hashes_after = strings(h.value("input_hashes_after", nlohmann::ordered_json::array()));
+  r.lingering = lingering_from_json(h.value("lingering", nlohmann::ordered_json::object()));
+  r.call_ms = h.value("call_ms", 0.0);
+  return r;
+}
+
+TimeResult read_time(const Definition& d, const Message& reply, std::size_t set_count, double wall_ms) {
+  const auto& h = reply.header;
+  TimeResult r;
+  r.wall_ms = wall_ms;
+  r.timer = h.value("timer", std::string());
+  r.timer_note = h.value("timer_note", std::string());
+  r.samples = samples_from_json(h.value("samples", nlohmann::ordered_json::array()));
+  r.stop_reason = h.value("stop_reason", std::string());
+  r.stray = h.value("stray", std::size_t{0});
+  for (const char* group : {"setup_ms", "phases_ms"}) {
+    const nlohmann::ordered_json phases = h.value(group, nlohmann::ordered_json::object());
+    for (const auto& [k, v] : phases.items()) {
+      if (v.is_number()) r.phases_ms[k] = v;
+    }
+  }
+  r.lingering = lingering_from_json(h.value("lingering", nlohmann::ordered_json::object()));
+  for (const auto& set : h.value("input_hashes_before", nlohmann::ordered_json::array()))
+    r.input_hashes_before.push_back(strings(set));
+  for (const auto& set : h.value("input_hashes_after", nlohmann::ordered_json::array()))
+    r.input_hashes_after.push_back(strings(set));
+  if (r.input_hashes_before.size() != set_count || r.input_hashes_after.size() != set_count) {
+    throw Error(Location{"", 0, "reply.input_hashes_after"},
+                fmt::format("worker hashed {} and {} input sets before and after the loop; it was given {}",
+                            r.input_hashes_before.size(), r.input_hashes_after.size(), set_count));
+  }
+  const std::size_t output_count = d.outputs.size();
+  for (const auto& j : h.value("slots", nlohmann::ordered_json::array())) {
+    TimedOutputSlot o{j.value("slot", -1), j.value("iteration", 0), j.value("set", -1),
+                      strings(j.value("hashes", nlohmann::ordered_json::array()))};
+    if (o.input_set < 0 || static_cast<std::size_t>(o.input_set) >= set_count) {
+      throw Error(Location{"", 0, "reply.slots.set"}, fmt::format("worker named input set {}", o.input_set));
+    }
+    if (o.slot != static_cast<int>(r.slots.size()) || o.hashes.size() != output_count) {
+      throw Error(Location{"", 0, "reply.slots"},
+                  fmt::format("worker described slot {} with {} output hashes; expected slot {} with {}",
+                              o.slot, o.hashes.size(), r.slots.size(), output_count));
+    }
+    r.slots.push_back(std::move(o));
+  }
+  return r;
+}
+
+std::vector<std::vector<HostTensor>> read_timed_outputs(const Definition& d, const Workload& w,
+                                                        const Message& reply, const std::vector<int>& slots) {
+  const auto& described = reply.header.value("slots", nlohmann::ordered_json::array());
+  if (described.size() != slots.size()) {
+    throw Error(
+        Location{"", 0, "reply.slots"},
+        fmt::format("worker returned {} output slots, {} were asked for", described.size(), slots.size()));
+  }
+  const std::vector<HostTensor> expected = make_outputs(d, resolve_axes(d, w));
+  std::vector<std::vector<HostTensor>> out;
+  std::size_t offset = 0;
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (described[i].value("slot", -1) != slots[i]) {
+      throw Error(Location{"", 0, "reply.slots"},
+                  fmt::format("worker returned slot {} where slot {} was asked for",
+                              described[i].value("slot", -1), slots[i]));
+    }
+    out.push_back(split_tensors(described[i].at("outputs"), reply.payload, offset, expected));
+  }
+  return out;
+}
+
 nlohmann::ordered_json workload_fields(const Definition& d, const Workload& w,
                                        const std::filesystem::path& root) {
   return {{"definition", to_json(d)}, {"workload", to_json(w)}, {"root", root.string()}};
@@ -280,18 +358,6 @@ Outcome<CheckResult> MeasurementClient::check(const Definition& d, const Workloa
   });
 }
 
-CheckResult MeasurementClient::read_check(const Definition& d, const Workload& w, const Message& reply) {
-  const auto& h = reply.header;
-  CheckResult r;
-  std::size_t offset = 0;
-  r.outputs = split_tensors(h.at("outputs"), reply.payload, offset, make_outputs(d, resolve_axes(d, w)));
-  r.input_hashes_before = strings(h.value("input_hashes_before", nlohmann::ordered_json::array()));
-  r.input_hashes_after = strings(h.value("input_hashes_after", nlohmann::ordered_json::array()));
-  r.lingering = lingering_from_json(h.value("lingering", nlohmann::ordered_json::object()));
-  r.call_ms = h.value("call_ms", 0.0);
-  return r;
-}
-
 Outcome<TimeResult> MeasurementClient::time(const Definition& d, const Workload& w,
                                             const std::filesystem::path& root,
                                             const std::vector<std::uint64_t>& set_seeds,
@@ -308,44 +374,6 @@ Outcome<TimeResult> MeasurementClient::time(const Definition& d, const Workload&
   });
 }
 
-TimeResult MeasurementClient::read_time(const Definition& d, const Message& reply, std::size_t set_count,
-                                        double wall_ms) {
-  const auto& h = reply.header;
-  TimeResult r;
-  r.wall_ms = wall_ms;
-  r.timer = h.value("timer", std::string());
-  r.timer_note = h.value("timer_note", std::string());
-  r.samples = samples_from_json(h.value("samples", nlohmann::ordered_json::array()));
-  r.stop_reason = h.value("stop_reason", std::string());
-  r.stray = h.value("stray", std::size_t{0});
-  for (const char* group : {"setup_ms", "phases_ms"}) {
-    const nlohmann::ordered_json phases = h.value(group, nlohmann::ordered_json::object());
-    for (const auto& [k, v] : phases.items()) {
-      if (v.is_number()) r.phases_ms[k] = v;
-    }
-  }
-  r.lingering = lingering_from_json(h.value("lingering", nlohmann::ordered_json::object()));
-  for (const auto& set : h.value("input_hashes_before", nlohmann::ordered_json::array()))
-    r.input_hashes_before.push_back(strings(set));
-  for (const auto& set : h.value("input_hashes_after", nlohmann::ordered_json::array()))
-    r.input_hashes_after.push_back(strings(set));
-  const std::size_t output_count = d.outputs.size();
-  for (const auto& j : h.value("slots", nlohmann::ordered_json::array())) {
-    TimedOutputSlot o{j.value("slot", -1), j.value("iteration", 0), j.value("set", -1),
-                      strings(j.value("hashes", nlohmann::ordered_json::array()))};
-    if (o.input_set < 0 || static_cast<std::size_t>(o.input_set) >= set_count) {
-      throw Error(Location{"", 0, "reply.slots.set"}, fmt::format("worker named input set {}", o.input_set));
-    }
-    if (o.slot != static_cast<int>(r.slots.size()) || o.hashes.size() != output_count) {
-      throw Error(Location{"", 0, "reply.slots"},
-                  fmt::format("worker described slot {} with {} output hashes; expected slot {} with {}",
-                              o.slot, o.hashes.size(), r.slots.size(), output_count));
-    }
-    r.slots.push_back(std::move(o));
-  }
-  return r;
-}
-
 Outcome<std::vector<std::vector<HostTensor>>> MeasurementClient::timed_outputs(
     const Definition& d, const Workload& w, const std::vector<int>& slots) {
   return read_reply(measurement::kTimedOutputs, [&]() -> Outcome<std::vector<std::vector<HostTensor>>> {
@@ -353,30 +381,6 @@ Outcome<std::vector<std::vector<HostTensor>>> MeasurementClient::timed_outputs(
     if (auto f = measure(measurement::kTimedOutputs, {{"slots", slots}}, reply)) return {std::nullopt, f};
     return {read_timed_outputs(d, w, reply, slots), std::nullopt};
   });
-}
-
-std::vector<std::vector<HostTensor>> MeasurementClient::read_timed_outputs(const Definition& d,
-                                                                           const Workload& w,
-                                                                           const Message& reply,
-                                                                           const std::vector<int>& slots) {
-  const auto& described = reply.header.value("slots", nlohmann::ordered_json::array());
-  if (described.size() != slots.size()) {
-    throw Error(
-        Location{"", 0, "reply.slots"},
-        fmt::format("worker returned {} output slots, {} were asked for", described.size(), slots.size()));
-  }
-  const std::vector<HostTensor> expected = make_outputs(d, resolve_axes(d, w));
-  std::vector<std::vector<HostTensor>> out;
-  std::size_t offset = 0;
-  for (std::size_t i = 0; i < slots.size(); ++i) {
-    if (described[i].value("slot", -1) != slots[i]) {
-      throw Error(Location{"", 0, "reply.slots"},
-                  fmt::format("worker returned slot {} where slot {} was asked for",
-                              described[i].value("slot", -1), slots[i]));
-    }
-    out.push_back(split_tensors(described[i].at("outputs"), reply.payload, offset, expected));
-  }
-  return out;
 }
 
 }  // namespace kh

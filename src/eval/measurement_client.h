@@ -122,15 +122,6 @@ class MeasurementClient {
   // the replacement of the worker after a sticky device error.
   [[nodiscard]] std::optional<CallFailure> measure(std::string_view kind, nlohmann::ordered_json fields,
                                                    Message& reply);
-  // The typed results of replies (throw nlohmann::json::exception on a field of the wrong
-  // type, which read_reply turns into kh::Error).
-  [[nodiscard]] static CheckResult read_check(const Definition& d, const Workload& w, const Message& reply);
-  [[nodiscard]] static TimeResult read_time(const Definition& d, const Message& reply, std::size_t set_count,
-                                            double wall_ms);
-  [[nodiscard]] static std::vector<std::vector<HostTensor>> read_timed_outputs(const Definition& d,
-                                                                               const Workload& w,
-                                                                               const Message& reply,
-                                                                               const std::vector<int>& slots);
   void start();
   void recover();
   // Best mode: a worker that does not start inside the full jail (a GPU stack that needs

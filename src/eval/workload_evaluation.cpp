@@ -138,7 +138,7 @@ void WorkloadEvaluation::expect_host_twin(const std::vector<HostTensor>& inputs,
                                           std::uint64_t seed) const {
   std::size_t i = 0;
   for (const auto& [name, spec] : ctx_.definition.inputs) {
-    const std::string hash = fmt::format("{:016x}", chunked_hash(inputs.at(i).bytes()));
+    const std::string hash = chunked_hash_hex(chunked_hash(inputs.at(i).bytes()));
     if (i >= worker_hashes.size() || worker_hashes[i] != hash) {
       throw Error(fmt::format(
           "harness error: workload {}, seed {}: the host twin of input '{}' (hash {}) differs "
@@ -298,11 +298,10 @@ std::vector<const TimedOutputSlot*> WorkloadEvaluation::pick_rechecks(const Time
   return all;
 }
 
-// Fetches the drawn slots, which must hold what the worker committed to (their hashes) as
-// the loop ended, and checks each against the reference on the same input set.
-bool WorkloadEvaluation::recheck_timed_outputs(const TimeResult& r, const std::vector<std::uint64_t>& seeds) {
-  const std::vector<const TimedOutputSlot*> picked = pick_rechecks(r);
-  if (picked.empty()) return true;
+// Fetches the drawn slots from the candidate's worker while the reference computes the
+// outputs of their seeds in its own; null after recording why either failed.
+std::optional<std::vector<std::vector<HostTensor>>> WorkloadEvaluation::fetch_rechecks(
+    const std::vector<const TimedOutputSlot*>& picked, const std::vector<std::uint64_t>& seeds) {
   const auto since = std::chrono::steady_clock::now();
   std::vector<int> wanted;
   std::vector<std::uint64_t> missing;  // seeds whose reference outputs are not computed yet
@@ -312,7 +311,6 @@ bool WorkloadEvaluation::recheck_timed_outputs(const TimeResult& r, const std::v
     if (!reference_cache_.contains(seed) && std::find(missing.begin(), missing.end(), seed) == missing.end())
       missing.push_back(seed);
   }
-  // The reference computes its outputs in its own worker while the candidate's are fetched.
   auto reference = std::async(std::launch::async, [this, &missing] {
     std::vector<Outcome<CheckResult>> out;
     out.reserve(missing.size());
@@ -325,55 +323,61 @@ bool WorkloadEvaluation::recheck_timed_outputs(const TimeResult& r, const std::v
     fetched = candidate_.timed_outputs(ctx_.definition, ctx_.workload, wanted);
   } catch (const Error& e) {
     fail(EvalStatus::reward_hack, fmt::format("re-check: malformed reply from the worker: {}", e.what()));
-    return false;
+    return std::nullopt;
   }
   std::vector<Outcome<CheckResult>> computed = reference.get();
   account("recheck", since);
   for (std::size_t i = 0; i < missing.size(); ++i) {
-    if (keep_reference(missing[i], std::move(computed[i])) == nullptr) return false;
+    if (keep_reference(missing[i], std::move(computed[i])) == nullptr) return std::nullopt;
   }
   if (!fetched.value) {
     fail_call(*fetched.failure, "re-check of the timed outputs");
+    return std::nullopt;
+  }
+  return std::move(fetched.value);
+}
+
+// One drawn slot: it must hold what the worker committed to (its hashes) as the loop
+// ended, and match the reference on the same input set.
+bool WorkloadEvaluation::recheck_slot(const TimedOutputSlot& o, std::vector<HostTensor> outputs,
+                                      const TimeResult& r, const std::vector<std::uint64_t>& seeds) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const std::string hash = chunked_hash_hex(chunked_hash(outputs[i].bytes()));
+    if (hash != o.hashes.at(i)) {
+      fail(EvalStatus::reward_hack,
+           fmt::format("timed iteration {}: output '{}' changed after the timed run ended "
+                       "(hash {} then, {} when fetched)",
+                       o.iteration, ctx_.definition.outputs.items.at(i).first, o.hashes.at(i), hash));
+      return false;
+    }
+  }
+  const auto set = static_cast<std::size_t>(o.input_set);
+  const std::uint64_t seed = seeds.at(set);
+  const CheckResult* ref = reference_outputs(seed);
+  if (ref == nullptr) return false;
+  if (!verify_inputs_untouched(ref->input_hashes_before, r.input_hashes_after.at(set),
+                               fmt::format("timed input set {}", set))) {
     return false;
   }
+  CheckResult timed;
+  timed.outputs = std::move(outputs);
+  CheckVerdict v = compare(timed, *ref, seed);
+  if (v.passed) return true;
+  fail(EvalStatus::reward_hack,
+       fmt::format(
+           "timed iteration {} (input set {}, seed {}) produced wrong outputs although the checked call "
+           "was right (outputs cached or computed differently while timed): {}",
+           o.iteration, set, seed, v.reason));
+  return false;
+}
+
+bool WorkloadEvaluation::recheck_timed_outputs(const TimeResult& r, const std::vector<std::uint64_t>& seeds) {
+  const std::vector<const TimedOutputSlot*> picked = pick_rechecks(r);
+  if (picked.empty()) return true;
+  std::optional<std::vector<std::vector<HostTensor>>> fetched = fetch_rechecks(picked, seeds);
+  if (!fetched) return false;
   for (std::size_t k = 0; k < picked.size(); ++k) {
-    const TimedOutputSlot& o = *picked[k];
-    std::vector<HostTensor>& outputs = (*fetched.value)[k];
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
-      const std::string hash = fmt::format("{:016x}", chunked_hash(outputs[i].bytes()));
-      if (hash != o.hashes.at(i)) {
-        fail(EvalStatus::reward_hack,
-             fmt::format("timed iteration {}: output '{}' changed after the timed run ended "
-                         "(hash {} then, {} when fetched)",
-                         o.iteration, ctx_.definition.outputs.items.at(i).first, o.hashes.at(i), hash));
-        return false;
-      }
-    }
-    const auto set = static_cast<std::size_t>(o.input_set);
-    if (set >= r.input_hashes_after.size()) {
-      fail(EvalStatus::reward_hack,
-           fmt::format("the worker sent no input hashes for timed input set {}", set));
-      return false;
-    }
-    const std::uint64_t seed = seeds[set];
-    const CheckResult* ref = reference_outputs(seed);
-    if (ref == nullptr) return false;
-    const auto& after = r.input_hashes_after[set];
-    if (!verify_inputs_untouched(ref->input_hashes_before, after,
-                                 fmt::format("timed input set {}", o.input_set))) {
-      return false;
-    }
-    CheckResult timed;
-    timed.outputs = std::move(outputs);
-    CheckVerdict v = compare(timed, *ref, seed);
-    if (!v.passed) {
-      fail(EvalStatus::reward_hack,
-           fmt::format(
-               "timed iteration {} (input set {}, seed {}) produced wrong outputs although the checked call "
-               "was right (outputs cached or computed differently while timed): {}",
-               o.iteration, o.input_set, seed, v.reason));
-      return false;
-    }
+    if (!recheck_slot(*picked[k], std::move((*fetched)[k]), r, seeds)) return false;
   }
   return true;
 }

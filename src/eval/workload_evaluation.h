@@ -75,7 +75,12 @@ class WorkloadEvaluation {
   [[nodiscard]] std::size_t input_sets() const;
   [[nodiscard]] int output_slots() const;
   [[nodiscard]] std::vector<const TimedOutputSlot*> pick_rechecks(const TimeResult& r);
+  // Draws `recheck` of the kept slots, fetches them and checks each (recheck_slot).
   bool recheck_timed_outputs(const TimeResult& r, const std::vector<std::uint64_t>& seeds);
+  [[nodiscard]] std::optional<std::vector<std::vector<HostTensor>>> fetch_rechecks(
+      const std::vector<const TimedOutputSlot*>& picked, const std::vector<std::uint64_t>& seeds);
+  bool recheck_slot(const TimedOutputSlot& o, std::vector<HostTensor> outputs, const TimeResult& r,
+                    const std::vector<std::uint64_t>& seeds);
   // Adds the wall time since `since` to `step` of the result's orchestrator_ms.
   void account(const char* step, std::chrono::steady_clock::time_point since);
   void fail(EvalStatus status, std::string log);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cinttypes>
+#include <cstdio>
 
 #include "tensor/detail/little_endian.h"
 #include "tensor/portable/chunked_hash_steps.h"
@@ -49,6 +51,12 @@ std::uint64_t chunked_hash(std::span<const std::byte> bytes) noexcept {
     h = hash_absorb(h, chunk_hash(bytes.subspan(begin, std::min(kHashChunkBytes, bytes.size() - begin)), c));
   }
   return hash_finalize(h);
+}
+
+std::string chunked_hash_hex(std::uint64_t hash) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016" PRIx64, hash);
+  return text;
 }
 
 }  // namespace kh

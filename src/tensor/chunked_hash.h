@@ -17,10 +17,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 
 namespace kh {
 
 [[nodiscard]] std::uint64_t chunked_hash(std::span<const std::byte> bytes) noexcept;
+
+// A hash as it travels between worker and orchestrator: 16 lowercase hex digits. Both
+// sides format with this, so a hash computed on the device and one recomputed on the
+// host compare as strings.
+[[nodiscard]] std::string chunked_hash_hex(std::uint64_t hash);
 
 // The pieces of chunked_hash, for implementations that compute chunks elsewhere.
 [[nodiscard]] std::size_t hash_chunk_count(std::size_t total_bytes) noexcept;

@@ -150,3 +150,15 @@ TEST(ChunkedHash, FasterThanTwoGigabytesPerSecond) {
 
 }  // namespace
 }  // namespace kh
+
+namespace kh {
+namespace {
+
+TEST(ChunkedHash, HexIsSixteenLowercaseDigitsWithLeadingZeros) {
+  EXPECT_EQ(chunked_hash_hex(0x1ULL), "0000000000000001");
+  EXPECT_EQ(chunked_hash_hex(0xDEADBEEF00C0FFEEULL), "deadbeef00c0ffee");
+  EXPECT_EQ(chunked_hash_hex(~0ULL), "ffffffffffffffff");
+}
+
+}  // namespace
+}  // namespace kh

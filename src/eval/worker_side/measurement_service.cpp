@@ -38,8 +38,6 @@ RequestedWorkload parse_workload_request(const ordered_json& h) {
           h.at("root").get<std::string>()};
 }
 
-std::string hex(std::uint64_t v) { return fmt::format("{:016x}", v); }
-
 // Content hashes of input sets, set by set in definition order, computed where they lie:
 // a tensor's on the device, all sets in one pass with nothing but the hashes read back;
 // a scalar's from its value stored in its dtype, since it never leaves the host.
@@ -55,12 +53,12 @@ ordered_json hash_input_sets(Backend& backend, const std::vector<std::vector<Dev
     ordered_json one = ordered_json::array();
     for (const DeviceTensor& t : set) {
       if (!t.scalar) {
-        one.push_back(hex(hashes.at(next++)));
+        one.push_back(chunked_hash_hex(hashes.at(next++)));
         continue;
       }
       HostTensor value = HostTensor::scalar(t.dtype);
       write_from_double(value, 0, t.scalar_value);
-      one.push_back(hex(chunked_hash(value.bytes())));
+      one.push_back(chunked_hash_hex(chunked_hash(value.bytes())));
     }
     out.push_back(std::move(one));
   }
@@ -190,7 +188,8 @@ Message MeasurementService::time(const Message& request) {
   t = Clock::now();
   ordered_json before = hash_input_sets(*backend_, device_sets);
   double hash_ms = ms_since(t);
-  std::vector<HostTensor> templates = make_outputs(w.definition, resolve_axes(w.definition, w.workload));
+  const std::vector<HostTensor> templates =
+      make_outputs(w.definition, resolve_axes(w.definition, w.workload));
   TimedLoopConfig config;
   config.protocol = read_protocol(h, "time request");
   config.recheck = h.value("recheck", 4);
@@ -216,7 +215,6 @@ Message MeasurementService::time(const Message& request) {
   for (std::size_t s = 0; s < r.slots.size(); ++s) r.slots[s].hashes = slot_hashes.at(s);
   hash_ms += ms_since(t);
   kept_outputs_ = std::move(kept);
-  kept_templates_ = std::move(templates);
   kept_specs_ = w.definition.outputs;
   reply["setup_ms"] = {{"generate", generate_ms}, {"hash", hash_ms}};
   return timed_reply(request.request_id, r, reply);
@@ -232,7 +230,7 @@ Message MeasurementService::timed_outputs(const Message& request) {
                   fmt::format("no output slot {}: the latest timed loop kept {}", s, kept_outputs_.size()));
     }
     std::vector<HostTensor> outputs;
-    for (const HostTensor& t : kept_templates_) outputs.emplace_back(t.dtype(), t.shape());
+    for (const DeviceTensor& t : kept_outputs_[s]) outputs.emplace_back(t.dtype, t.shape);
     download(*backend_, kept_outputs_[s], outputs);
     described.push_back({{"slot", s}, {"outputs", describe_tensors(kept_specs_, outputs)}});
     for (HostTensor& t : outputs) all.push_back(std::move(t));

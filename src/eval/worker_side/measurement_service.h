@@ -40,10 +40,9 @@ class MeasurementService {
   std::string ranged_workload_;
   std::uint64_t calls_on_workload_ = 0;
   std::unique_ptr<Kernel> kernel_;
-  // The output slots of the latest timed loop and their shapes, until the next check or
-  // time request: the orchestrator fetches the ones it draws.
+  // The output slots of the latest timed loop and their outputs' names, until the next
+  // check or time request: the orchestrator fetches the ones it draws.
   std::vector<std::vector<DeviceTensor>> kept_outputs_;
-  std::vector<HostTensor> kept_templates_;
   NamedList<TensorSpec> kept_specs_;
 };
 
