@@ -27,15 +27,21 @@ def eval_latency(path):
 
 
 def ncu_kernels(path):
-    """Rows of ncu's raw CSV page (a header row, a units row, then one row per kernel)."""
+    """Rows of ncu's raw CSV page (a header row, a units row, then one row per kernel).
+    The profiled command's own output precedes them in the file: the page starts at the
+    header row, whose first column is "ID"."""
     if not os.path.exists(path):
         return None
     rows = [r for r in csv.reader(l for l in open(path) if not l.startswith("==")) if r]
-    if len(rows) < 2:
+    start = next((i for i, r in enumerate(rows) if r[0] == "ID"), None)
+    if start is None or len(rows) < start + 2:
         return []
+    rows = rows[start:]
     head, units = rows[0], rows[1]
     out = []
     for r in rows[2:]:
+        if len(r) < len(head):  # a line the script printed after the page, not a kernel
+            continue
         rec = dict(zip(head, r))
         unit = dict(zip(head, units))
 
@@ -46,6 +52,7 @@ def ncu_kernels(path):
             except ValueError:
                 return None
             factor = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6,
+                      "ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6,
                       "hz": 1e-6, "khz": 1e-3, "mhz": 1.0, "ghz": 1e3}.get(unit.get(metric, "").lower(), 1.0)
             return v * factor if scale_to else v
 

@@ -29,7 +29,7 @@ STEPS="$OUT/steps.txt"
 CASES=(
   "gdn_decode_small gdn_decode_qk4_v8_d128_k_last 7b949ee3-1754-5225-b1af-980e9832125b"
   "gdn_prefill_medium gdn_prefill_qk4_v8_d128_k_last fa41a129-0a8a-5c49-93fa-97e38709e9bd"
-  "gemm_control gemm_n4096_k4096 280860e6-08f0-427c-b7c5-9cffcfab1a10"
+  "gemm_control gemm_n4096_k4096 37d69def-3557-561a-8724-8bddc1e57c5c"
 )
 METRICS=gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,launch__grid_size,launch__block_size,dram__bytes.sum
 step() {  # step NAME SECONDS COMMAND...
@@ -49,7 +49,10 @@ for c in "${CASES[@]}"; do
   step "$name:eval" 120 build/kharness eval --definition "$def" --baseline --backend cuda --workload "$uuid" \
     --protocol official --warmup 10 --iterations 50 --timing-trials 3 --remeasure-reference \
     -o "$dir/eval.jsonl" --json >"$dir/eval.json" 2>"$dir/eval.log"
-  NCU_EVAL=(build/kharness eval --definition "$def" --baseline --backend cuda --workload "$uuid" --trials 2 --no-timing)
+  # Under ncu the workers keep the user and leave the namespaces (--sandbox profiled):
+  # ncu's injection does not start inside the full jail (the worker crashed there).
+  NCU_EVAL=(build/kharness eval --definition "$def" --baseline --backend cuda --workload "$uuid" --trials 2 --no-timing
+    --sandbox profiled)
   for cache in all none; do
     file=$([ "$cache" = all ] && echo ncu_flush || echo ncu_noflush)
     step "$name:ncu_cache_$cache" 120 ncu --clock-control none --cache-control "$cache" --target-processes all \

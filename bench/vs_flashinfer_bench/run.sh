@@ -99,8 +99,9 @@ FIBRUN=(python3 -m flashinfer_bench run --definitions "$DEF" --solutions "$FIB_N
 timed fib_cold 60 "${FIBRUN[@]}" --local "$WORK/fib_cold" >"$OUT/fib_cold.log" 2>&1
 timed fib_persistent 90 "${FIBRUN[@]}" --local "$WORK/fib_all" >"$OUT/fib_persistent.log" 2>&1
 timed fib_isolated 60 "${FIBRUN[@]}" --use-isolated-runner --local "$WORK/fib_iso" >"$OUT/fib_isolated.log" 2>&1
-cat "$WORK"/fib_all/traces/**/*.jsonl "$WORK"/fib_all/traces/*.jsonl 2>/dev/null >"$OUT/fib_persistent_traces.jsonl"
-cat "$WORK"/fib_iso/traces/**/*.jsonl "$WORK"/fib_iso/traces/*.jsonl 2>/dev/null >"$OUT/fib_isolated_traces.jsonl"
+# Every trace file at any depth (a plain ** glob does not recurse without globstar).
+find "$WORK/fib_all/traces" -name '*.jsonl' -exec cat {} + >"$OUT/fib_persistent_traces.jsonl" 2>/dev/null
+find "$WORK/fib_iso/traces" -name '*.jsonl' -exec cat {} + >"$OUT/fib_isolated_traces.jsonl" 2>/dev/null
 grep -l "Falling back to CUDA events" "$OUT"/fib_*.log >>"$STEPS" 2>/dev/null && echo "flashinfer-bench timed with CUDA events (no CUPTI)" >>"$STEPS"
 
 python3 - "$WORK" "$ISOLATED" >"$OUT/times.json" <<'PY'

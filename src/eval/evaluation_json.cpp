@@ -149,6 +149,7 @@ json workload_json(const WorkloadResult& r) {
           {"reference_latency", optional(r.reference_latency, latency_to_json)},
           {"worker_restarts", r.worker_restarts},
           {"orchestrator_ms", r.orchestrator_ms},
+          {"requests", r.requests},
           {"fatal", r.fatal},
           {"not_run", r.not_run},
           {"lane", r.lane},
@@ -177,6 +178,7 @@ WorkloadResult workload_from_json(const json& j, const Workload& workload, const
   r.worker_restarts = get<std::size_t>(j, "worker_restarts", w);
   // Records written before the field existed have none.
   if (const json* o = optional_object(j, "orchestrator_ms")) r.orchestrator_ms = *o;
+  if (const json* o = optional_object(j, "requests")) r.requests = *o;
   r.fatal = get<bool>(j, "fatal", w);
   r.not_run = get<bool>(j, "not_run", w);
   r.lane = get<std::size_t>(j, "lane", w);

@@ -117,7 +117,7 @@ CheckResult read_check(const Definition& d, const Workload& w, const Message& re
   const auto& h = reply.header;
   CheckResult r;
   std::size_t offset = 0;
-  r.outputs = split_tensors(h.at("outputs"), reply.payload, offset, make_outputs(d, resolve_axes(d, w)));
+  r.outputs = split_tensors(h.at("outputs"), reply.payload, offset, output_layouts(d, resolve_axes(d, w)));
   r.input_hashes_before = strings(h.value("input_hashes_before", nlohmann::ordered_json::array()));
   r.input_hashes_after = strings(h.value("input_hashes_after", nlohmann::ordered_json::array()));
   r.lingering = lingering_from_json(h.value("lingering", nlohmann::ordered_json::object()));
@@ -175,7 +175,7 @@ std::vector<std::vector<HostTensor>> read_timed_outputs(const Definition& d, con
         Location{"", 0, "reply.slots"},
         fmt::format("worker returned {} output slots, {} were asked for", described.size(), slots.size()));
   }
-  const std::vector<HostTensor> expected = make_outputs(d, resolve_axes(d, w));
+  const std::vector<TensorLayout> expected = output_layouts(d, resolve_axes(d, w));
   std::vector<std::vector<HostTensor>> out;
   std::size_t offset = 0;
   for (std::size_t i = 0; i < slots.size(); ++i) {
@@ -273,9 +273,12 @@ void MeasurementClient::start() {
 std::optional<CallFailure> MeasurementClient::raw_request(std::string_view kind,
                                                           nlohmann::ordered_json fields,
                                                           std::chrono::milliseconds timeout, Message& reply) {
+  const auto start = Clock::now();
   CallOutcome outcome = session_.call(kind, std::move(fields), {}, timeout);
+  const double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   switch (outcome.kind) {
     case CallOutcome::Kind::reply:
+      ledger_.add(kind, wall_ms, outcome.reply->payload.size(), outcome.reply->header);
       if (outcome.reply->kind() == "error") {
         return CallFailure{CallFailure::Kind::harness_error,
                            outcome.reply->header.value("message", std::string("worker error")),
@@ -285,6 +288,7 @@ std::optional<CallFailure> MeasurementClient::raw_request(std::string_view kind,
       reply = std::move(*outcome.reply);
       return std::nullopt;
     case CallOutcome::Kind::timeout:
+      ledger_.add(kind, wall_ms, 0, nullptr);
       return CallFailure{CallFailure::Kind::timeout, outcome.describe(), false, {}};
     case CallOutcome::Kind::crashed:
       return CallFailure{

@@ -16,6 +16,7 @@
 
 #include "device/device_peaks.h"
 #include "error/error.h"
+#include "eval/request_ledger.h"
 #include "eval/wire/timed_result.h"
 #include "trace/definition.h"
 #include "trace/workload.h"
@@ -92,6 +93,8 @@ class MeasurementClient {
 
   [[nodiscard]] const nlohmann::ordered_json& device() const noexcept { return device_; }
   [[nodiscard]] std::size_t restarts() const noexcept { return session_.restarts(); }
+  // Every request so far, by kind: wall time, reply bytes, the worker's phases.
+  [[nodiscard]] const RequestLedger& ledger() const noexcept { return ledger_; }
   // What the worker's jail achieved (its latest start).
   [[nodiscard]] Isolation isolation();
 
@@ -134,6 +137,7 @@ class MeasurementClient {
   nlohmann::ordered_json device_;
   std::string broken_;     // why the last restart failed; empty while healthy
   std::string jail_note_;  // why the worker left the full jail, if it did
+  RequestLedger ledger_;
 };
 
 }  // namespace kh

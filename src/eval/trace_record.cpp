@@ -139,6 +139,7 @@ Trace make_trace(const EvaluationTarget& target, const SolutionEvaluation& evalu
                        {"worker_restarts", w.worker_restarts}};
   if (w.not_run) ours["not_run"] = true;
   if (!w.orchestrator_ms.empty()) ours["orchestrator_ms"] = w.orchestrator_ms;
+  if (!w.requests.empty()) ours["requests"] = w.requests;
   if (w.latency) ours["latency"] = latency_json(*w.latency);
   if (w.reference_latency) ours["reference_latency"] = latency_json(*w.reference_latency);
   if (w.work) ours["speed_of_light"] = speed_of_light_json(target, evaluation, w);

@@ -49,7 +49,10 @@ WorkloadEvaluation::WorkloadEvaluation(WorkloadContext context, MeasurementClien
 WorkloadResult WorkloadEvaluation::run() {
   result_.workload = ctx_.workload;
   result_.status = EvalStatus::passed;
+  const auto started = std::chrono::steady_clock::now();
   const std::size_t restarts_before = candidate_.restarts();
+  const nlohmann::ordered_json candidate_before = candidate_.ledger().totals();
+  const nlohmann::ordered_json reference_before = reference_.ledger().totals();
   auto since = std::chrono::steady_clock::now();
   const bool checked = check_correctness();
   account("correctness", since);
@@ -64,6 +67,9 @@ WorkloadResult WorkloadEvaluation::run() {
     account("reference_timing", since);
   }
   result_.worker_restarts = candidate_.restarts() - restarts_before;
+  result_.requests = {{"candidate", candidate_.ledger().since(candidate_before)},
+                      {"reference", reference_.ledger().since(reference_before)}};
+  account("workload", started);
   return std::move(result_);
 }
 

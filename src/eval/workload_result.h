@@ -50,8 +50,12 @@ struct WorkloadResult {
   // Where the orchestrator's wall time for this workload went, by step: correctness
   // (the check calls, both workers), compare (checking outputs on the host), timing (the
   // candidate's time requests), recheck (fetching re-checked outputs and computing the
-  // reference's), reference_timing. Tells the harness's cost from the kernels'.
+  // reference's), reference_timing; workload is the whole evaluation of the workload.
+  // Tells the harness's cost from the kernels'.
   nlohmann::ordered_json orchestrator_ms = nlohmann::ordered_json::object();
+  // The worker requests behind those steps: {"candidate"|"reference": {kind: {count,
+  // wall_ms, reply_bytes, worker_ms: {phase: ms}}}} (request_ledger.h).
+  nlohmann::ordered_json requests = nlohmann::ordered_json::object();
   // The candidate timed out, or its worker died (a crash or a sticky device error):
   // what --max-consecutive-failures counts.
   bool fatal = false;

@@ -50,6 +50,29 @@ HostTensor::Storage HostTensor::allocate_zeroed(std::size_t nbytes) {
   return s;
 }
 
+HostTensor::Storage HostTensor::allocate_copy(std::span<const std::byte> bytes) {
+  const std::size_t rounded = rounded_bytes(bytes.size());
+  Storage s(acquire_host_block(rounded, kAlignment), FreeAligned{rounded});
+  if (!bytes.empty()) std::memcpy(s.get(), bytes.data(), bytes.size());
+  std::memset(s.get() + bytes.size(), 0, rounded - bytes.size());
+  return s;
+}
+
+HostTensor HostTensor::copy_of(DType dtype, std::vector<std::int64_t> shape,
+                               std::span<const std::byte> bytes) {
+  HostTensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.numel_ = checked_numel(dtype, t.shape_);
+  t.nbytes_ = dtype_storage_bytes(dtype, t.numel_);
+  if (bytes.size() != t.nbytes_) {
+    throw Error(fmt::format("{} bytes cannot be a {} tensor of {} bytes", bytes.size(), dtype_name(dtype),
+                            t.nbytes_));
+  }
+  t.data_ = allocate_copy(bytes);
+  return t;
+}
+
 HostTensor::HostTensor(DType dtype, std::vector<std::int64_t> shape)
     : dtype_(dtype), shape_(std::move(shape)) {
   numel_ = checked_numel(dtype_, shape_);

@@ -36,6 +36,10 @@ class HostTensor {
   ~HostTensor() = default;
 
   [[nodiscard]] HostTensor clone() const;  // deep copy, explicit because it can be large
+  // A tensor holding a copy of `bytes`, which must be exactly its size (kh::Error
+  // otherwise): written once, not zero-filled first.
+  [[nodiscard]] static HostTensor copy_of(DType dtype, std::vector<std::int64_t> shape,
+                                          std::span<const std::byte> bytes);
 
   [[nodiscard]] DType dtype() const noexcept { return dtype_; }
   [[nodiscard]] const std::vector<std::int64_t>& shape() const noexcept { return shape_; }
@@ -77,6 +81,8 @@ class HostTensor {
   using Storage = std::unique_ptr<std::byte[], FreeAligned>;
 
   [[nodiscard]] static Storage allocate_zeroed(std::size_t nbytes);
+  // `bytes` at the start, zeros in the alignment tail.
+  [[nodiscard]] static Storage allocate_copy(std::span<const std::byte> bytes);
 
   void check_view(std::size_t element_size) const;
 

@@ -48,6 +48,21 @@ TEST_F(CpuEndToEnd, CorrectSolutionPassesWithSaneSpeedup) {
     EXPECT_LT(steps.value("recheck", 0.0), steps.value("timing", 0.0)) << steps.dump();
     EXPECT_LT(steps.value("compare", 0.0), steps.value("correctness", 0.0) + steps.value("timing", 0.0))
         << steps.dump();
+    EXPECT_GE(steps.value("workload", 0.0), steps.value("correctness", 0.0) + steps.value("timing", 0.0))
+        << steps.dump();
+    // The requests behind the steps: a check in each worker per correctness trial, a
+    // time request per timing trial and one fetch of re-checked outputs after each,
+    // with the worker's own phases.
+    const auto& cand = w.requests.at("candidate");
+    const auto checks = static_cast<double>(w.check_seeds.size());
+    const auto trials = static_cast<double>(w.latency->trial_medians_ms.size());
+    EXPECT_EQ(cand.at("check").value("count", 0.0), checks) << w.requests.dump();
+    EXPECT_EQ(cand.at("time").value("count", 0.0), trials) << w.requests.dump();
+    EXPECT_EQ(cand.at("timed_outputs").value("count", 0.0), trials) << w.requests.dump();
+    EXPECT_GT(cand.at("check").at("worker_ms").value("call", 0.0), 0.0) << w.requests.dump();
+    EXPECT_GT(cand.at("timed_outputs").value("reply_bytes", 0.0), 0.0) << w.requests.dump();
+    EXPECT_GE(w.requests.at("reference").at("check").value("count", 0.0), checks) << w.requests.dump();
+    EXPECT_LE(cand.at("check").value("wall_ms", 0.0), steps.value("correctness", 0.0)) << w.requests.dump();
   }
 }
 

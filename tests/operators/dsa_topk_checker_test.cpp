@@ -68,6 +68,40 @@ TEST_F(IndexerCheckerTest, AcceptsTheReferenceInAnyOrderAndTheBaseline) {
   EXPECT_LT(base.extra["topk_indices"]["max_error_over_tolerance"].get<double>(), 0.1) << base.extra.dump();
 }
 
+// The reference's own selection, in any order, is its answer: the checker does not
+// regenerate the inputs for it (for the contest's workloads, tens of MB on the host for
+// every check). One token swapped for another needs the scores, so the inputs.
+TEST_F(IndexerCheckerTest, TheReferencesSelectionNeedsNoInputsAnotherDoes) {
+  HostTensor reversed = reference_.clone();
+  for (std::int64_t b = 0; b < 3; ++b) {
+    const std::int64_t keep = std::min<std::int64_t>(kTopK, seq_len(b));
+    std::reverse(&at(reversed, b, 0), &at(reversed, b, 0) + keep);
+  }
+  int reads = 0;
+  auto checked = [&](const HostTensor& candidate) {
+    std::vector<HostTensor> ref, cand;
+    ref.push_back(reference_.clone());
+    cand.push_back(candidate.clone());
+    const CheckContext ctx{indexer_op().definition, ref, cand, indexer_tolerance(),
+                           [&]() -> const std::vector<HostTensor>& {
+                             ++reads;
+                             return inputs_;
+                           }};
+    return make_output_checker(indexer_op().checker)->check(ctx);
+  };
+  const CheckVerdict same = checked(reversed);
+  EXPECT_TRUE(same.passed) << same.reason;
+  EXPECT_EQ(reads, 0);
+  EXPECT_TRUE(same.extra["topk_indices"].value("same_selection_as_reference", false)) << same.extra.dump();
+  // A duplicate in place of one token: no longer the reference's set, so checked in full.
+  HostTensor duplicate = reference_.clone();
+  at(duplicate, long_row_, 1) = at(duplicate, long_row_, 0);
+  const CheckVerdict other = checked(duplicate);
+  EXPECT_FALSE(other.passed);
+  EXPECT_EQ(reads, 1);
+  EXPECT_NE(other.reason.find("duplicate"), std::string::npos) << other.reason;
+}
+
 TEST_F(IndexerCheckerTest, RejectsADuplicate) {
   HostTensor wrong = reference_.clone();
   at(wrong, long_row_, 5) = at(wrong, long_row_, 4);

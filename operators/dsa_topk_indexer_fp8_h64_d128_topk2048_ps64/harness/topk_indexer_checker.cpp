@@ -180,12 +180,44 @@ RowOutcome check_row(const IndexerScores& scores, std::int64_t b, std::span<cons
   return out;
 }
 
+// True when every row holds the reference's selection: the same tokens as a multiset,
+// with -1 padding at the same positions. That is the reference's answer, whatever the
+// order, so no score need be recomputed, and the inputs (the K cache: tens of MB to
+// regenerate on the host for each check) are not needed.
+bool same_selection_as_reference(std::span<const std::int32_t> cand, std::span<const std::int32_t> ref) {
+  std::vector<std::int32_t> c, r;
+  for (std::size_t row = 0; row + kTopK <= cand.size(); row += kTopK) {
+    c.assign(cand.begin() + static_cast<std::ptrdiff_t>(row),
+             cand.begin() + static_cast<std::ptrdiff_t>(row + kTopK));
+    r.assign(ref.begin() + static_cast<std::ptrdiff_t>(row),
+             ref.begin() + static_cast<std::ptrdiff_t>(row + kTopK));
+    for (std::size_t i = 0; i < c.size(); ++i)
+      if ((c[i] == -1) != (r[i] == -1)) return false;
+    std::sort(c.begin(), c.end());
+    std::sort(r.begin(), r.end());
+    if (c != r) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 CheckVerdict TopkIndexerChecker::check(const CheckContext& ctx) const {
   CheckVerdict v;
   const std::string output =
       ctx.definition.outputs.empty() ? "topk_indices" : ctx.definition.outputs.items[0].first;
+  const HostTensor& c0 = ctx.candidate.at(0);
+  const HostTensor& r0 = ctx.reference.at(0);
+  if (c0.dtype() == DType::int32 && r0.dtype() == DType::int32 && c0.numel() == r0.numel() &&
+      c0.numel() % kTopK == 0 && same_selection_as_reference(c0.as<std::int32_t>(), r0.as<std::int32_t>())) {
+    v.extra[output] = {{"rows", c0.numel() / kTopK},
+                       {"max_score_error", 0.0},
+                       {"max_score_error_over_magnitude", 0.0},
+                       {"max_error_over_tolerance", 0.0},
+                       {"same_selection_as_reference", true}};
+    v.passed = true;
+    return v;
+  }
   const IndexerScores scores(ctx.inputs());
   const std::int64_t batch = scores.batch();
   const HostTensor& cand = ctx.candidate.at(0);

@@ -17,7 +17,9 @@
 //     may score more than the same tolerance above the candidate's lowest kept score.
 //     Sorted lists alone miss a dropped high-ranked token replaced by the next one
 //     below the cut: each sorted position then moves by one small gap only.
-// Failures name the output, row, position, index and values.
+// Failures name the output, row, position, index and values. A selection equal to the
+// reference's in every row (the same tokens, -1 padding at the same positions) passes
+// at once: it is the reference's answer, and no score is recomputed.
 #pragma once
 
 #include "eval/check/output_checker.h"

@@ -6,36 +6,35 @@
 
 #include "error/error.h"
 #include "eval/wire/measurement_protocol.h"
+#include "eval/workload_shapes.h"
 
 namespace kh {
 
-ordered_json describe_tensors(const NamedList<TensorSpec>& specs, const std::vector<HostTensor>& t) {
+ordered_json describe_tensors(const NamedList<TensorSpec>& specs, const std::vector<TensorLayout>& t) {
   ordered_json out = ordered_json::array();
   std::size_t i = 0;
   for (const auto& [name, spec] : specs) {
     out.push_back({{"name", name},
-                   {"dtype", std::string(dtype_name(t[i].dtype()))},
-                   {"shape", t[i].shape()},
-                   {"nbytes", t[i].nbytes()}});
+                   {"dtype", std::string(dtype_name(t[i].dtype))},
+                   {"shape", t[i].shape},
+                   {"nbytes", t[i].nbytes}});
     ++i;
   }
   return out;
 }
 
-std::vector<std::byte> concatenate(const std::vector<HostTensor>& tensors) {
-  std::size_t total = 0;
-  for (const HostTensor& t : tensors) total += t.nbytes();
-  std::vector<std::byte> out(total);
-  std::size_t offset = 0;
-  for (const HostTensor& t : tensors) {
-    if (t.nbytes() > 0) std::memcpy(out.data() + offset, t.bytes().data(), t.nbytes());
-    offset += t.nbytes();
+std::vector<TensorLayout> output_layouts(const Definition& definition, const AxisValues& axes) {
+  std::vector<TensorLayout> out;
+  for (const auto& [name, spec] : definition.outputs) {
+    std::vector<std::int64_t> shape = concrete_shape(spec, axes, name);
+    const std::size_t nbytes = dtype_storage_bytes(spec.dtype, checked_numel(spec.dtype, shape));
+    out.push_back({spec.dtype, std::move(shape), nbytes});
   }
   return out;
 }
 
 std::vector<HostTensor> split_tensors(const ordered_json& description, std::span<const std::byte> payload,
-                                      std::size_t& offset, const std::vector<HostTensor>& expected) {
+                                      std::size_t& offset, const std::vector<TensorLayout>& expected) {
   if (!description.is_array() || description.size() != expected.size()) {
     throw Error(Location{"", 0, "reply.outputs"},
                 fmt::format("worker described {} outputs, expected {}", description.size(), expected.size()));
@@ -44,22 +43,21 @@ std::vector<HostTensor> split_tensors(const ordered_json& description, std::span
   for (std::size_t i = 0; i < expected.size(); ++i) {
     const ordered_json& d = description[i];
     const std::string name = d.value("name", std::string("?"));
-    HostTensor t(expected[i].dtype(), expected[i].shape());
-    if (d.value("dtype", std::string()) != dtype_name(t.dtype()) ||
-        d.value("shape", std::vector<std::int64_t>{}) != t.shape() ||
-        d.value("nbytes", std::size_t{0}) != t.nbytes()) {
+    const TensorLayout& e = expected[i];
+    if (d.value("dtype", std::string()) != dtype_name(e.dtype) ||
+        d.value("shape", std::vector<std::int64_t>{}) != e.shape ||
+        d.value("nbytes", std::size_t{0}) != e.nbytes) {
       throw Error(
           Location{"", 0, "reply.outputs." + name},
           fmt::format("worker returned {} {} of {} bytes; expected {} {} of {} bytes", d.value("dtype", "?"),
                       d.value("shape", ordered_json::array()).dump(), d.value("nbytes", 0),
-                      dtype_name(t.dtype()), ordered_json(t.shape()).dump(), t.nbytes()));
+                      dtype_name(e.dtype), ordered_json(e.shape).dump(), e.nbytes));
     }
-    if (offset + t.nbytes() > payload.size()) {
+    if (offset + e.nbytes > payload.size()) {
       throw Error(Location{"", 0, "reply.payload"}, fmt::format("payload too short for output '{}'", name));
     }
-    if (t.nbytes() > 0) std::memcpy(t.bytes().data(), payload.data() + offset, t.nbytes());
-    offset += t.nbytes();
-    out.push_back(std::move(t));
+    out.push_back(HostTensor::copy_of(e.dtype, e.shape, payload.subspan(offset, e.nbytes)));
+    offset += e.nbytes;
   }
   return out;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "eval/wire/timed_result.h"
+#include "eval/workload_shapes.h"
 #include "tensor/host_tensor.h"
 #include "trace/definition.h"
 #include "worker/message.h"
@@ -17,16 +18,25 @@ namespace kh {
 
 using ordered_json = nlohmann::ordered_json;
 
+// What a reply says of one tensor whose bytes it carries.
+struct TensorLayout {
+  DType dtype = DType::float32;
+  std::vector<std::int64_t> shape;
+  std::size_t nbytes = 0;
+};
+
+// The layouts of a definition's outputs at `axes`, as make_outputs would allocate them.
+[[nodiscard]] std::vector<TensorLayout> output_layouts(const Definition& definition, const AxisValues& axes);
+
 // [{name, dtype, shape, nbytes}] for tensors named by `specs` in order.
 [[nodiscard]] ordered_json describe_tensors(const NamedList<TensorSpec>& specs,
-                                            const std::vector<HostTensor>& t);
-[[nodiscard]] std::vector<std::byte> concatenate(const std::vector<HostTensor>& tensors);
+                                            const std::vector<TensorLayout>& t);
 // Splits `payload` from `offset` into tensors as `description` says and checks that each
 // one has the dtype and shape `expected` has. Throws kh::Error naming the tensor when
 // the worker's answer does not fit (a forged or truncated reply).
 [[nodiscard]] std::vector<HostTensor> split_tensors(const ordered_json& description,
                                                     std::span<const std::byte> payload, std::size_t& offset,
-                                                    const std::vector<HostTensor>& expected);
+                                                    const std::vector<TensorLayout>& expected);
 
 [[nodiscard]] ordered_json lingering_to_json(const LingeringWork& w);
 [[nodiscard]] LingeringWork lingering_from_json(const ordered_json& j);

@@ -134,6 +134,21 @@ void download(Backend& backend, const std::vector<DeviceTensor>& device, std::ve
   backend.download_all(copies);
 }
 
+std::vector<std::byte> download_concatenated(Backend& backend, const std::vector<DeviceTensor>& device) {
+  std::size_t total = 0;
+  for (const DeviceTensor& t : device) total += t.scalar ? 0 : t.bytes;
+  std::vector<std::byte> out(total);
+  std::vector<Backend::Copy> copies;
+  std::size_t offset = 0;
+  for (const DeviceTensor& t : device) {
+    if (t.scalar || t.bytes == 0) continue;
+    copies.push_back({out.data() + offset, t.data, t.bytes});
+    offset += t.bytes;
+  }
+  backend.download_all(copies);
+  return out;
+}
+
 namespace {
 
 kh_arg scalar_arg(const DeviceTensor& t, int index) {

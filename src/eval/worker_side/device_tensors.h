@@ -64,6 +64,10 @@ struct DeviceTensor {
 void poison(Backend& backend, std::vector<DeviceTensor>& tensors, std::uint8_t pattern);
 // Copies device tensors back into host tensors of the same shapes.
 void download(Backend& backend, const std::vector<DeviceTensor>& device, std::vector<HostTensor>& host);
+// Copies device tensors back one after another into one buffer, a reply's payload: the
+// bytes are written once on the host, not into a tensor each and then joined.
+[[nodiscard]] std::vector<std::byte> download_concatenated(Backend& backend,
+                                                           const std::vector<DeviceTensor>& device);
 
 // kh_args in ABI order: inputs, then outputs. The result points into the tensors'
 // views, so it is valid while they live.

@@ -65,6 +65,12 @@ ordered_json hash_input_sets(Backend& backend, const std::vector<std::vector<Dev
   return out;
 }
 
+std::vector<TensorLayout> layouts(const std::vector<DeviceTensor>& tensors) {
+  std::vector<TensorLayout> out;
+  for (const DeviceTensor& t : tensors) out.push_back({t.dtype, t.shape, t.scalar ? 0 : t.bytes});
+  return out;
+}
+
 ordered_json hash_inputs(Backend& backend, const std::vector<DeviceTensor>& set) {
   return hash_input_sets(backend, {set}).at(0);
 }
@@ -134,12 +140,19 @@ Message MeasurementService::check(const Message& request) {
   RequestedWorkload w = parse_workload_request(request.header);
   const auto seed = request.header.at("seed").get<std::uint64_t>();
   std::vector<HostTensor> outputs = make_outputs(w.definition, resolve_axes(w.definition, w.workload));
+  ordered_json phases = ordered_json::object();  // the worker's account, for the trace
+  auto t = Clock::now();
   std::vector<DeviceTensor> device_in =
       std::move(generate_input_sets(*backend_, w.definition, w.workload, w.root, {seed}).front());
+  phases["generate"] = ms_since(t);
+  t = Clock::now();
   ordered_json reply = {{"input_hashes_before", hash_inputs(*backend_, device_in)}, {"sticky", false}};
+  phases["hash"] = ms_since(t);
+  t = Clock::now();
   std::vector<DeviceTensor> device_out = allocate_like(*backend_, outputs);
   poison(*backend_, device_out, request.header.value("poison", std::uint8_t{0xFF}));
   backend_->synchronize();
+  phases["poison"] = ms_since(t);
   std::vector<kh_arg> args = make_args(device_in, device_out);
   const std::unique_ptr<PreparedCall> prepared = solution.prepare(args, backend_->stream());
   const auto start = Clock::now();
@@ -166,14 +179,20 @@ Message MeasurementService::check(const Message& request) {
   if (backend_->info().backend == "cpu" && request.header.value("probe_lingering", true)) {
     reply["lingering"] = lingering_to_json(ThreadActivityProbe::after_call(std::chrono::milliseconds(20)));
   }
+  phases["call"] = reply["call_ms"];
   if (!outcome.ok()) {
     record_failure(*backend_, outcome.message, outcome.status, reply);
     return Message::make(measurement::kCheck, request.request_id, reply);
   }
-  download(*backend_, device_out, outputs);
+  t = Clock::now();
+  std::vector<std::byte> payload = download_concatenated(*backend_, device_out);
+  phases["download"] = ms_since(t);
+  t = Clock::now();
   reply["input_hashes_after"] = hash_inputs(*backend_, device_in);
-  reply["outputs"] = describe_tensors(w.definition.outputs, outputs);
-  return Message::make(measurement::kCheck, request.request_id, reply, concatenate(outputs));
+  phases["hash"] = phases["hash"].get<double>() + ms_since(t);
+  reply["outputs"] = describe_tensors(w.definition.outputs, layouts(device_out));
+  reply["phases_ms"] = std::move(phases);
+  return Message::make(measurement::kCheck, request.request_id, reply, std::move(payload));
 }
 
 Message MeasurementService::time(const Message& request) {
@@ -223,20 +242,20 @@ Message MeasurementService::time(const Message& request) {
 Message MeasurementService::timed_outputs(const Message& request) {
   const auto slots = request.header.at("slots").get<std::vector<std::size_t>>();
   ordered_json described = ordered_json::array();
-  std::vector<HostTensor> all;
+  std::vector<DeviceTensor> all;
   for (const std::size_t s : slots) {
     if (s >= kept_outputs_.size()) {
       throw Error(Location{"", 0, "request.slots"},
                   fmt::format("no output slot {}: the latest timed loop kept {}", s, kept_outputs_.size()));
     }
-    std::vector<HostTensor> outputs;
-    for (const DeviceTensor& t : kept_outputs_[s]) outputs.emplace_back(t.dtype, t.shape);
-    download(*backend_, kept_outputs_[s], outputs);
-    described.push_back({{"slot", s}, {"outputs", describe_tensors(kept_specs_, outputs)}});
-    for (HostTensor& t : outputs) all.push_back(std::move(t));
+    described.push_back({{"slot", s}, {"outputs", describe_tensors(kept_specs_, layouts(kept_outputs_[s]))}});
+    all.insert(all.end(), kept_outputs_[s].begin(), kept_outputs_[s].end());
   }
-  return Message::make(measurement::kTimedOutputs, request.request_id, {{"slots", described}},
-                       concatenate(all));
+  const auto start = Clock::now();
+  std::vector<std::byte> payload = download_concatenated(*backend_, all);
+  return Message::make(measurement::kTimedOutputs, request.request_id,
+                       {{"slots", described}, {"phases_ms", {{"download", ms_since(start)}}}},
+                       std::move(payload));
 }
 
 int run_measurement_worker(const std::string& backend_name) {
