@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 #include "error/error.h"
 #include "tensor/dlpack_codes.h"
@@ -17,6 +19,21 @@ TEST(HostTensor, ZeroedAlignedAndSized) {
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t.bytes().data()) % HostTensor::kAlignment, 0u);
   for (std::byte b : t.bytes()) EXPECT_EQ(b, std::byte{0});
   EXPECT_FALSE(t.is_scalar());
+}
+
+// A reply's bytes become a tensor in one write; a byte count that does not fit the
+// dtype and shape is refused, not truncated or read past.
+TEST(HostTensor, CopyOfHoldsExactlyTheBytesItWasGiven) {
+  const std::vector<std::byte> bytes = {std::byte{1}, std::byte{2}, std::byte{3},
+                                        std::byte{4}, std::byte{5}, std::byte{6}};
+  const HostTensor t = HostTensor::copy_of(DType::int16, {3}, bytes);
+  EXPECT_EQ(t.numel(), 3u);
+  ASSERT_EQ(t.nbytes(), 6u);
+  EXPECT_EQ(std::memcmp(t.bytes().data(), bytes.data(), 6), 0);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t.bytes().data()) % HostTensor::kAlignment, 0u);
+  EXPECT_THROW((void)HostTensor::copy_of(DType::int16, {4}, bytes), Error);
+  EXPECT_THROW((void)HostTensor::copy_of(DType::int16, {2}, bytes), Error);
+  EXPECT_EQ(HostTensor::copy_of(DType::float32, {0}, {}).nbytes(), 0u);
 }
 
 TEST(HostTensor, Fp4PacksTwoPerByte) {
