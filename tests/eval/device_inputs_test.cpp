@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "device/cpu_backend.h"
+#include "error/error.h"
+#include "eval/worker_side/device_tensors.h"
 #include "input_twins.h"
 
 namespace kh {
@@ -59,6 +61,42 @@ TEST(DeviceInputs, SetsHaveDistinctAddressesAndContents) {
     EXPECT_NE(std::memcmp(sets[i][0].data, sets[i + 1][0].data, sets[i][0].bytes), 0);
   }
   EXPECT_EQ(sets[0].back().scalar_value, 7.0) << "the workload's scalar";
+}
+
+}  // namespace
+}  // namespace kh
+
+namespace kh {
+namespace {
+
+// A reply's payload is laid out as the orchestrator expects it: each tensor's bytes at
+// its layout's offset, a scalar output (no device copy) as zeros of its dtype's size,
+// and a tensor that does not fit its layout refused rather than sent short.
+TEST(DownloadConcatenated, EachTensorAtItsLayoutsOffsetAndScalarsAsZeros) {
+  CpuBackend backend;
+  std::vector<HostTensor> host;
+  host.emplace_back(DType::int32, std::vector<std::int64_t>{3});
+  host.push_back(HostTensor::scalar(DType::float32));
+  host.emplace_back(DType::int16, std::vector<std::int64_t>{2});
+  for (int i = 0; i < 3; ++i) host[0].as<std::int32_t>()[i] = 10 + i;
+  host[2].as<std::int16_t>()[0] = 7;
+  host[2].as<std::int16_t>()[1] = 8;
+  const std::vector<DeviceTensor> device = upload(backend, host);
+  const std::vector<TensorLayout> layouts = {
+      {DType::int32, {3}, 12}, {DType::float32, {}, 4}, {DType::int16, {2}, 4}};
+  const std::vector<std::byte> payload = download_concatenated(backend, device, layouts);
+  ASSERT_EQ(payload.size(), 20u);
+  std::int32_t first[3];
+  std::memcpy(first, payload.data(), 12);
+  EXPECT_EQ(first[2], 12);
+  for (std::size_t i = 12; i < 16; ++i) EXPECT_EQ(payload[i], std::byte{0}) << "the scalar's bytes";
+  std::int16_t last[2];
+  std::memcpy(last, payload.data() + 16, 4);
+  EXPECT_EQ(last[0], 7);
+  EXPECT_EQ(last[1], 8);
+  const std::vector<TensorLayout> wrong = {
+      {DType::int32, {4}, 16}, {DType::float32, {}, 4}, {DType::int16, {2}, 4}};
+  EXPECT_THROW((void)download_concatenated(backend, device, wrong), Error);
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
 
 #include "error/error.h"
 #include "eval/wire/measurement_protocol.h"

@@ -1,7 +1,10 @@
 #include "eval/worker_side/device_tensors.h"
 
+#include <fmt/format.h>
+
 #include <utility>
 
+#include "error/error.h"
 #include "tensor/dlpack_codes.h"
 #include "tensor/element_access.h"
 
@@ -83,14 +86,6 @@ std::vector<DeviceTensor> place(const Backend& backend, const std::shared_ptr<De
   return out;
 }
 
-void stage_download(const std::vector<DeviceTensor>& device, std::vector<HostTensor>& host,
-                    std::vector<Backend::Copy>& copies) {
-  for (std::size_t i = 0; i < device.size(); ++i) {
-    if (device[i].scalar || host[i].nbytes() == 0) continue;
-    copies.push_back({host[i].bytes().data(), device[i].data, host[i].nbytes()});
-  }
-}
-
 }  // namespace
 
 std::vector<std::vector<DeviceTensor>> upload_sets(Backend& backend,
@@ -128,22 +123,26 @@ void poison(Backend& backend, std::vector<DeviceTensor>& tensors, std::uint8_t p
   }
 }
 
-void download(Backend& backend, const std::vector<DeviceTensor>& device, std::vector<HostTensor>& host) {
-  std::vector<Backend::Copy> copies;
-  stage_download(device, host, copies);
-  backend.download_all(copies);
-}
-
-std::vector<std::byte> download_concatenated(Backend& backend, const std::vector<DeviceTensor>& device) {
+std::vector<std::byte> download_concatenated(Backend& backend, const std::vector<DeviceTensor>& device,
+                                             const std::vector<TensorLayout>& layouts) {
+  if (layouts.size() != device.size()) {
+    throw Error(fmt::format("{} layouts for {} tensors", layouts.size(), device.size()));
+  }
   std::size_t total = 0;
-  for (const DeviceTensor& t : device) total += t.scalar ? 0 : t.bytes;
-  std::vector<std::byte> out(total);
+  for (const TensorLayout& l : layouts) total += l.nbytes;
+  std::vector<std::byte> out(total);  // zeros where nothing is copied
   std::vector<Backend::Copy> copies;
   std::size_t offset = 0;
-  for (const DeviceTensor& t : device) {
-    if (t.scalar || t.bytes == 0) continue;
-    copies.push_back({out.data() + offset, t.data, t.bytes});
-    offset += t.bytes;
+  for (std::size_t i = 0; i < device.size(); ++i) {
+    const DeviceTensor& t = device[i];
+    if (!t.scalar && t.bytes > 0) {
+      if (t.bytes != layouts[i].nbytes) {
+        throw Error(fmt::format("device tensor {} holds {} bytes; its layout says {}", i, t.bytes,
+                                layouts[i].nbytes));
+      }
+      copies.push_back({out.data() + offset, t.data, t.bytes});
+    }
+    offset += layouts[i].nbytes;
   }
   backend.download_all(copies);
   return out;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "device/backend.h"
+#include "eval/wire/worker_payload.h"
 #include "tensor/host_tensor.h"
 
 namespace kh {
@@ -62,12 +63,12 @@ struct DeviceTensor {
 // Fresh device buffers shaped like `host`, each filled with `poison`.
 [[nodiscard]] std::vector<DeviceTensor> allocate_like(Backend& backend, const std::vector<HostTensor>& host);
 void poison(Backend& backend, std::vector<DeviceTensor>& tensors, std::uint8_t pattern);
-// Copies device tensors back into host tensors of the same shapes.
-void download(Backend& backend, const std::vector<DeviceTensor>& device, std::vector<HostTensor>& host);
-// Copies device tensors back one after another into one buffer, a reply's payload: the
-// bytes are written once on the host, not into a tensor each and then joined.
+// Copies device tensors back one after another into one buffer laid out as `layouts`
+// says (a reply's payload): the bytes are written once on the host, not into a tensor
+// each and then joined. A scalar has no device copy; its bytes are zeros.
 [[nodiscard]] std::vector<std::byte> download_concatenated(Backend& backend,
-                                                           const std::vector<DeviceTensor>& device);
+                                                           const std::vector<DeviceTensor>& device,
+                                                           const std::vector<TensorLayout>& layouts);
 
 // kh_args in ABI order: inputs, then outputs. The result points into the tensors'
 // views, so it is valid while they live.

@@ -65,12 +65,6 @@ ordered_json hash_input_sets(Backend& backend, const std::vector<std::vector<Dev
   return out;
 }
 
-std::vector<TensorLayout> layouts(const std::vector<DeviceTensor>& tensors) {
-  std::vector<TensorLayout> out;
-  for (const DeviceTensor& t : tensors) out.push_back({t.dtype, t.shape, t.scalar ? 0 : t.bytes});
-  return out;
-}
-
 ordered_json hash_inputs(Backend& backend, const std::vector<DeviceTensor>& set) {
   return hash_input_sets(backend, {set}).at(0);
 }
@@ -139,7 +133,10 @@ Message MeasurementService::check(const Message& request) {
   kept_outputs_.clear();
   RequestedWorkload w = parse_workload_request(request.header);
   const auto seed = request.header.at("seed").get<std::uint64_t>();
-  std::vector<HostTensor> outputs = make_outputs(w.definition, resolve_axes(w.definition, w.workload));
+  const AxisValues axes = resolve_axes(w.definition, w.workload);
+  std::vector<HostTensor> outputs = make_outputs(w.definition, axes);
+  // The replies' layout: the one the orchestrator checks them against.
+  const std::vector<TensorLayout> layouts = output_layouts(w.definition, axes);
   ordered_json phases = ordered_json::object();  // the worker's account, for the trace
   auto t = Clock::now();
   std::vector<DeviceTensor> device_in =
@@ -185,12 +182,12 @@ Message MeasurementService::check(const Message& request) {
     return Message::make(measurement::kCheck, request.request_id, reply);
   }
   t = Clock::now();
-  std::vector<std::byte> payload = download_concatenated(*backend_, device_out);
+  std::vector<std::byte> payload = download_concatenated(*backend_, device_out, layouts);
   phases["download"] = ms_since(t);
   t = Clock::now();
   reply["input_hashes_after"] = hash_inputs(*backend_, device_in);
   phases["hash"] = phases["hash"].get<double>() + ms_since(t);
-  reply["outputs"] = describe_tensors(w.definition.outputs, layouts(device_out));
+  reply["outputs"] = describe_tensors(w.definition.outputs, layouts);
   reply["phases_ms"] = std::move(phases);
   return Message::make(measurement::kCheck, request.request_id, reply, std::move(payload));
 }
@@ -235,6 +232,7 @@ Message MeasurementService::time(const Message& request) {
   hash_ms += ms_since(t);
   kept_outputs_ = std::move(kept);
   kept_specs_ = w.definition.outputs;
+  kept_layouts_ = output_layouts(w.definition, resolve_axes(w.definition, w.workload));
   reply["setup_ms"] = {{"generate", generate_ms}, {"hash", hash_ms}};
   return timed_reply(request.request_id, r, reply);
 }
@@ -243,16 +241,18 @@ Message MeasurementService::timed_outputs(const Message& request) {
   const auto slots = request.header.at("slots").get<std::vector<std::size_t>>();
   ordered_json described = ordered_json::array();
   std::vector<DeviceTensor> all;
+  std::vector<TensorLayout> layouts;
   for (const std::size_t s : slots) {
     if (s >= kept_outputs_.size()) {
       throw Error(Location{"", 0, "request.slots"},
                   fmt::format("no output slot {}: the latest timed loop kept {}", s, kept_outputs_.size()));
     }
-    described.push_back({{"slot", s}, {"outputs", describe_tensors(kept_specs_, layouts(kept_outputs_[s]))}});
+    described.push_back({{"slot", s}, {"outputs", describe_tensors(kept_specs_, kept_layouts_)}});
     all.insert(all.end(), kept_outputs_[s].begin(), kept_outputs_[s].end());
+    layouts.insert(layouts.end(), kept_layouts_.begin(), kept_layouts_.end());
   }
   const auto start = Clock::now();
-  std::vector<std::byte> payload = download_concatenated(*backend_, all);
+  std::vector<std::byte> payload = download_concatenated(*backend_, all, layouts);
   return Message::make(measurement::kTimedOutputs, request.request_id,
                        {{"slots", described}, {"phases_ms", {{"download", ms_since(start)}}}},
                        std::move(payload));

@@ -44,6 +44,7 @@ class MeasurementService {
   // check or time request: the orchestrator fetches the ones it draws.
   std::vector<std::vector<DeviceTensor>> kept_outputs_;
   NamedList<TensorSpec> kept_specs_;
+  std::vector<TensorLayout> kept_layouts_;
 };
 
 // The `kharness __worker` entry point: serves requests on the inherited channel
