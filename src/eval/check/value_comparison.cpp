@@ -6,10 +6,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "error/error.h"
+#include "eval/check/detail/finite_float_comparison.h"
 #include "tensor/element_access.h"
 #include "tensor/float_formats.h"
 
@@ -134,6 +136,10 @@ auto with_reader(const HostTensor& t, const Use& use) {
 
 ChunkResult compare_chunk(const HostTensor& a, const HostTensor& r, std::size_t begin, std::size_t n,
                           const Tolerance& t) {
+  if (n > 0 && detail::widens_exactly_to_float(a.dtype()) && detail::widens_exactly_to_float(r.dtype())) {
+    if (std::optional<ValueComparison> c = detail::compare_finite_floats(a, r, begin, n, t))
+      return ChunkResult{*c, read_as_double(a, begin), read_as_double(r, begin)};
+  }
   return with_reader(a, [&](const auto& read_a) {
     return with_reader(r, [&](const auto& read_r) {
       const auto at_a = [&](std::size_t i) { return read_a(begin + i); };

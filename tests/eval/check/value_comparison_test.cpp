@@ -4,9 +4,13 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "error/error.h"
+#include "eval/check/detail/finite_float_comparison.h"
 #include "tensor/element_access.h"
 
 namespace kh {
@@ -94,6 +98,66 @@ TEST(ValueComparison, ConstantTensorAcrossChunksIsSeenAsConstant) {
   EXPECT_TRUE(c.actual_constant);
   EXPECT_FALSE(c.reference_constant);
   EXPECT_EQ(c.first_mismatch, n - 1);
+}
+
+// The vectorised path for float formats must give what the scalar rule gives, for every
+// float dtype, at sizes that end mid-vector and mid-block, with mismatches, exact zeros
+// and constant outputs; the maximum relative error may differ in its last bits only.
+void expect_same_as_scalar(const HostTensor& a, const HostTensor& r, const Tolerance& t,
+                           const std::string& what) {
+  const ValueComparison whole = compare_values(to_float64(a), to_float64(r), t);
+  const ValueComparison fast = compare_tensors(a, r, t);
+  EXPECT_EQ(fast.elements, whole.elements) << what;
+  EXPECT_EQ(fast.matched, whole.matched) << what;
+  EXPECT_EQ(fast.non_finite, whole.non_finite) << what;
+  EXPECT_EQ(fast.first_mismatch, whole.first_mismatch) << what;
+  EXPECT_EQ(fast.max_abs_error, whole.max_abs_error) << what;
+  EXPECT_DOUBLE_EQ(fast.max_rel_error, whole.max_rel_error) << what;
+  EXPECT_NEAR(fast.mean_abs_error, whole.mean_abs_error, 1e-12 + 1e-12 * whole.mean_abs_error) << what;
+  EXPECT_EQ(fast.actual_all_zero, whole.actual_all_zero) << what;
+  EXPECT_EQ(fast.reference_all_zero, whole.reference_all_zero) << what;
+  EXPECT_EQ(fast.actual_constant, whole.actual_constant) << what;
+  EXPECT_EQ(fast.reference_constant, whole.reference_constant) << what;
+}
+
+TEST(ValueComparison, FloatFormatsGiveTheScalarRulesResultAtEverySize) {
+  const Tolerance t{.atol = 1e-3, .rtol = 1e-3, .required_matched_ratio = 0.5};
+  std::mt19937 rng(7);
+  std::normal_distribution<double> value(0.0, 3.0);
+  for (const DType d : {DType::float32, DType::bfloat16, DType::float16}) {
+    for (const std::size_t n : {1UL, 3UL, 5UL, 2047UL, 2049UL, 65543UL, 300001UL}) {
+      for (const char* kind : {"random", "zeros", "constant", "one-off"}) {
+        HostTensor a(d, {static_cast<std::int64_t>(n)});
+        HostTensor r(d, {static_cast<std::int64_t>(n)});
+        const std::string k = kind;
+        for (std::size_t i = 0; i < n; ++i) {
+          const double v = k == "random" ? value(rng) : k == "constant" ? 1.5 : 0.0;
+          write_from_double(r, i, v);
+          const bool off = k == "random" ? i % 37 == 5 : k == "one-off" && i == n / 2;
+          write_from_double(a, i, off ? v + 0.5 : v);
+        }
+        expect_same_as_scalar(a, r, t, std::string(dtype_name(d)) + " n=" + std::to_string(n) + " " + k);
+      }
+    }
+  }
+}
+
+TEST(ValueComparison, ANonFiniteValueSendsItsRangeToTheScalarRule) {
+  HostTensor a(DType::bfloat16, {4096});
+  HostTensor r(DType::bfloat16, {4096});
+  for (std::size_t i = 0; i < 4096; ++i) {
+    write_from_double(a, i, 1.0);
+    write_from_double(r, i, 1.0);
+  }
+  const Tolerance t{};
+  ASSERT_TRUE(detail::compare_finite_floats(a, r, 0, 4096, t).has_value());
+  write_from_double(r, 4000, std::numeric_limits<double>::infinity());
+  EXPECT_FALSE(detail::compare_finite_floats(a, r, 0, 4096, t).has_value()) << "Inf in the reference";
+  EXPECT_TRUE(detail::compare_finite_floats(a, r, 0, 3000, t).has_value()) << "the Inf lies past the range";
+  write_from_double(a, 10, std::numeric_limits<double>::quiet_NaN());
+  EXPECT_FALSE(detail::compare_finite_floats(a, r, 0, 3000, t).has_value()) << "NaN in the candidate";
+  expect_same_as_scalar(a, r, t, "NaN and Inf");
+  EXPECT_EQ(compare_tensors(a, r, t).non_finite, 1U);
 }
 
 TEST(ValueComparison, TensorsOfDifferentSizesAreRefused) {
