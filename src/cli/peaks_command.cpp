@@ -52,6 +52,7 @@ int run_peaks(const PeaksArgs& a) {
   fmt::print("  fp32         {:10.4g} TFLOP/s\n", p.fp32 / 1e12);
   fmt::print("  bf16 tensor  {:10.4g} TFLOP/s\n", p.bf16_tensor / 1e12);
   fmt::print("  fp8 tensor   {:10.4g} TFLOP/s\n", p.fp8_tensor / 1e12);
+  fmt::print("  launch       {:10.3f} us (an empty kernel; added to every floor)\n", p.launch_latency * 1e6);
   fmt::print("  method: {}\n", p.method);
   return 0;
 }

@@ -64,6 +64,8 @@ class CudaBackend final : public Backend {
   void mark_call_end() override;
 
  private:
+  [[nodiscard]] double empty_launch_latency(std::string& how);
+
   int ordinal_;
   cudaDeviceProp properties_;
   CudaStream kernel_stream_;

@@ -14,6 +14,8 @@ namespace kh {
 [[nodiscard]] DevicePeaks measure_cuda_peaks(cudaStream_t stream);
 
 namespace detail {
+// Launches a kernel that does nothing, one thread, on `stream`.
+void launch_empty_kernel(cudaStream_t stream);
 // Fills `bytes` of device memory with hashed, non-constant bytes whose every byte is a
 // finite bf16/fp8 pattern (tensor cores draw less power on zeros, flattering a peak).
 void fill_gemm_operand(void* data, std::size_t bytes, cudaStream_t stream);

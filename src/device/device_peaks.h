@@ -24,6 +24,10 @@ struct DevicePeaks {
   double bf16_tensor = 0;  // FLOP/s, dense bf16 GEMM with fp32 accumulation
   double fp8_tensor = 0;   // FLOP/s, dense e4m3 GEMM with fp32 accumulation
   std::string method;      // how each was measured, for the record
+  // Seconds: what the harness's own timer reports for one empty kernel, the least any
+  // call can show (launch ramp-up and drain, ~1 us on an H200). It is added to every
+  // floor, so that a tiny call's speed-of-light fraction can approach 1.
+  double launch_latency = 0;
 
   [[nodiscard]] double compute(ComputeUnit u) const noexcept;
   [[nodiscard]] bool measured() const noexcept { return bandwidth > 0 && fp32 > 0; }

@@ -37,11 +37,9 @@ std::string device_key(const nlohmann::ordered_json& device) {
 }  // namespace
 
 nlohmann::ordered_json peaks_json(const DevicePeaks& p) {
-  return {{"bandwidth_bytes_per_s", p.bandwidth},
-          {"fp32_flops", p.fp32},
-          {"bf16_tensor_flops", p.bf16_tensor},
-          {"fp8_tensor_flops", p.fp8_tensor},
-          {"method", p.method}};
+  return {{"bandwidth_bytes_per_s", p.bandwidth}, {"fp32_flops", p.fp32},
+          {"bf16_tensor_flops", p.bf16_tensor},   {"fp8_tensor_flops", p.fp8_tensor},
+          {"launch_latency_s", p.launch_latency}, {"method", p.method}};
 }
 
 DevicePeaks peaks_from_json(const nlohmann::ordered_json& j) {
@@ -50,6 +48,8 @@ DevicePeaks peaks_from_json(const nlohmann::ordered_json& j) {
   p.fp32 = number(j, "fp32_flops");
   p.bf16_tensor = number(j, "bf16_tensor_flops");
   p.fp8_tensor = number(j, "fp8_tensor_flops");
+  // Absent from peaks measured before it was: their floors carry no launch latency.
+  if (j.contains("launch_latency_s")) p.launch_latency = number(j, "launch_latency_s");
   p.method = j.value("method", std::string());
   return p;
 }
@@ -65,6 +65,8 @@ DevicePeaks cached_device_peaks(MeasurementClient& worker, const std::filesystem
   if (std::ifstream in(path); in && !refresh) {
     try {
       const auto cached = nlohmann::ordered_json::parse(in);
+      if (!cached.at("peaks").contains("launch_latency_s"))
+        throw Error("the entry predates the launch latency, which every floor now includes");
       return peaks_from_json(cached.at("peaks"));
     } catch (const std::exception& e) {
       // A damaged cache entry is re-measured, and the reason shown once.

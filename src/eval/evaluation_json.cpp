@@ -129,13 +129,17 @@ CheckVerdict verdict_from_json(const json& j, const std::string& w) {
 }
 
 json sol_json(const SpeedOfLight& s) {
-  return {{"floor_s", s.floor_s},     {"compute_s", s.compute_s}, {"memory_s", s.memory_s},
-          {"intensity", s.intensity}, {"ridge", s.ridge},         {"bound", s.bound}};
+  return {{"floor_s", s.floor_s},   {"compute_s", s.compute_s}, {"memory_s", s.memory_s},
+          {"launch_s", s.launch_s}, {"intensity", s.intensity}, {"ridge", s.ridge},
+          {"bound", s.bound}};
 }
 
 SpeedOfLight sol_from_json(const json& j, const std::string& w) {
-  return {get<double>(j, "floor_s", w),   get<double>(j, "compute_s", w), get<double>(j, "memory_s", w),
-          get<double>(j, "intensity", w), get<double>(j, "ridge", w),     get<std::string>(j, "bound", w)};
+  SpeedOfLight s{get<double>(j, "floor_s", w),  get<double>(j, "compute_s", w),
+                 get<double>(j, "memory_s", w), get<double>(j, "intensity", w),
+                 get<double>(j, "ridge", w),    get<std::string>(j, "bound", w)};
+  s.launch_s = j.value("launch_s", 0.0);  // absent before floors included it
+  return s;
 }
 
 json workload_json(const WorkloadResult& r) {

@@ -77,7 +77,8 @@ std::optional<SpeedOfLight> speed_of_light(const WorkloadWork& work, ComputeUnit
   SpeedOfLight s;
   s.compute_s = work.flops > 0 ? work.flops / compute_peak : 0;
   s.memory_s = work.bytes / peaks.bandwidth;
-  s.floor_s = std::max(s.compute_s, s.memory_s);
+  s.launch_s = peaks.launch_latency;
+  s.floor_s = std::max(s.compute_s, s.memory_s) + s.launch_s;
   s.intensity = work.bytes > 0 ? work.flops / work.bytes : 0;
   s.ridge = compute_peak > 0 ? compute_peak / peaks.bandwidth : 0;
   s.bound = s.compute_s >= s.memory_s ? "compute" : "memory";

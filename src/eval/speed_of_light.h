@@ -5,8 +5,11 @@
 // must move to and from device memory (every input read once, every output written
 // once, unless the operator reads less by design). With the device's *measured* peaks
 // (bandwidth and the throughput of the unit the operator's math runs on) the floor is
-//     floor = max(flops / compute_peak, bytes / bandwidth)
-// and a kernel's speed-of-light fraction is floor / its latency. Arithmetic intensity
+//     floor = max(flops / compute_peak, bytes / bandwidth) + launch_latency
+// and a kernel's speed-of-light fraction is floor / its latency. The launch latency is
+// what the harness's timer reports for an empty kernel on that device (~1 us on an
+// H200): without it a call moving a few kilobytes had a floor of nanoseconds, and no
+// kernel could show more than a few percent of it. Arithmetic intensity
 // (flops / bytes) against the ridge point (compute_peak / bandwidth) says which of the
 // two bounds it is.
 #pragma once
@@ -51,6 +54,7 @@ struct SpeedOfLight {
   double intensity = 0;  // flops per byte
   double ridge = 0;      // the device's flops per byte at which both bounds meet
   std::string bound;     // "compute" or "memory"
+  double launch_s = 0;   // the device's empty-kernel latency, part of floor_s
 };
 
 // nullopt when the peaks the model needs were not measured (zero).

@@ -76,6 +76,7 @@ ordered_json speed_of_light_json(const EvaluationTarget& target, const SolutionE
   if (w.speed_of_light) {
     const SpeedOfLight& s = *w.speed_of_light;
     j["floor_ms"] = s.floor_s * 1e3;
+    j["launch_ms"] = s.launch_s * 1e3;
     j["bound"] = s.bound;
     j["arithmetic_intensity"] = s.intensity;
     j["ridge_point"] = s.ridge;

@@ -41,6 +41,22 @@ TEST(SpeedOfLight, FloorIsTheSlowerOfComputeAndMemory) {
   EXPECT_DOUBLE_EQ(b->floor_s, big.flops / 700e12);
 }
 
+// A call moving a few kilobytes has a bandwidth floor of nanoseconds; the device's
+// empty-kernel latency is the part of it no kernel can beat.
+TEST(SpeedOfLight, FloorAddsTheMeasuredLaunchLatency) {
+  DevicePeaks peaks;
+  peaks.bandwidth = 4e12;
+  peaks.fp32 = 60e12;
+  peaks.launch_latency = 1e-6;
+  const WorkloadWork tiny{1e3, 8e3};
+  const auto s = speed_of_light(tiny, ComputeUnit::fp32, peaks);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->bound, "memory");
+  EXPECT_DOUBLE_EQ(s->launch_s, 1e-6);
+  EXPECT_DOUBLE_EQ(s->floor_s, 8e3 / 4e12 + 1e-6);
+  EXPECT_GT(s->floor_s / 1.05e-6, 0.95) << "a kernel at 1.05 us is near its floor, not at 0.2% of it";
+}
+
 TEST(SpeedOfLight, NoFloorWithoutTheNeededPeak) {
   DevicePeaks peaks;
   peaks.bandwidth = 4e12;  // fp8 never measured (e.g. cuBLASLt refused)
@@ -73,14 +89,19 @@ TEST(SpeedOfLight, ErrorsNameTheField) {
 }
 
 TEST(SpeedOfLight, PeaksRoundTripThroughJson) {
-  DevicePeaks p{4.1e12, 6.6e13, 7.2e14, 1.3e15, "measured"};
+  DevicePeaks p{4.1e12, 6.6e13, 7.2e14, 1.3e15, "measured", 1.2e-6};
   const DevicePeaks q = peaks_from_json(peaks_json(p));
+  EXPECT_DOUBLE_EQ(q.launch_latency, 1.2e-6);
   EXPECT_DOUBLE_EQ(q.bandwidth, p.bandwidth);
   EXPECT_DOUBLE_EQ(q.fp32, p.fp32);
   EXPECT_DOUBLE_EQ(q.bf16_tensor, p.bf16_tensor);
   EXPECT_DOUBLE_EQ(q.fp8_tensor, p.fp8_tensor);
   EXPECT_EQ(q.method, "measured");
   EXPECT_THROW((void)peaks_from_json(nlohmann::ordered_json{{"fp32_flops", 1.0}}), Error);
+  // Peaks stored before the launch latency existed read as none.
+  nlohmann::ordered_json old = peaks_json(p);
+  old.erase("launch_latency_s");
+  EXPECT_DOUBLE_EQ(peaks_from_json(old).launch_latency, 0.0);
 }
 
 }  // namespace
