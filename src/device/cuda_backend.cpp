@@ -265,8 +265,8 @@ double CudaBackend::empty_launch_latency(std::string& how) {
   for (const IterationSample& s : timer->finish()) {
     if (s.valid) spans.push_back(s.span_ms / 1e3);
   }
-  how = fmt::format("median {} span of {} empty one-thread kernels, each after an L2 flush ({} seen)", timer->name(), kLaunches,
-                    spans.size());
+  how = fmt::format("median {} span of {} empty one-thread kernels, each after an L2 flush ({} seen)",
+                    timer->name(), kLaunches, spans.size());
   if (spans.empty()) return 0;
   std::nth_element(spans.begin(), spans.begin() + static_cast<std::ptrdiff_t>(spans.size() / 2), spans.end());
   return spans[spans.size() / 2];
