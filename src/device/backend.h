@@ -128,6 +128,10 @@ class Backend {
   // Timers this backend supports, best first; make_timer(kind) for one of them.
   [[nodiscard]] virtual std::vector<TimerKind> timers() const = 0;
   [[nodiscard]] virtual std::unique_ptr<IterationTimer> make_timer(TimerKind kind) = 0;
+  // The best timer that can be made now (CUPTI can be taken by a profiler): null when
+  // none can. Why each better one could not be made is appended to `refused`, for the
+  // record, never swallowed.
+  [[nodiscard]] std::unique_ptr<IterationTimer> make_best_timer(std::string& refused);
 
   // Names the span of one kernel call for profilers (an NVTX range on CUDA, so ncu can
   // select exactly the candidate's launches); a no-op elsewhere and when no tool listens.

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <nvtx3/nvToolsExt.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <span>
 
@@ -19,6 +18,7 @@
 #include "tensor/standard_normal.h"
 #include "timing/cupti_span_timer.h"
 #include "timing/event_timer.h"
+#include "timing/sample_statistics.h"
 
 namespace kh {
 
@@ -241,16 +241,8 @@ DevicePeaks CudaBackend::measure_peaks() {
 // the floor's constant is the same quantity the latencies are.
 double CudaBackend::empty_launch_latency(std::string& how) {
   constexpr int kLaunches = 200;
-  std::unique_ptr<IterationTimer> timer;
   std::string refused;
-  for (TimerKind kind : timers()) {
-    try {
-      timer = make_timer(kind);
-      break;
-    } catch (const Error& e) {
-      refused += std::string(refused.empty() ? "" : "; ") + e.what();
-    }
-  }
+  const std::unique_ptr<IterationTimer> timer = make_best_timer(refused);
   if (!timer) {
     how = "not measured (no timer: " + refused + ")";
     return 0;
@@ -267,9 +259,7 @@ double CudaBackend::empty_launch_latency(std::string& how) {
   }
   how = fmt::format("median {} span of {} empty one-thread kernels, each after an L2 flush ({} seen)",
                     timer->name(), kLaunches, spans.size());
-  if (spans.empty()) return 0;
-  std::nth_element(spans.begin(), spans.begin() + static_cast<std::ptrdiff_t>(spans.size() / 2), spans.end());
-  return spans[spans.size() / 2];
+  return spans.empty() ? 0 : median(spans);
 }
 
 std::unique_ptr<IterationTimer> CudaBackend::make_timer(TimerKind kind) {

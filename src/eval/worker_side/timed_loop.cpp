@@ -27,15 +27,7 @@ struct TimerPair {
 
 TimerPair make_timers(Backend& backend) {
   TimerPair t;
-  for (TimerKind kind : backend.timers()) {
-    try {
-      t.primary = backend.make_timer(kind);
-      break;
-    } catch (const Error& e) {
-      // Not swallowed: the reason is recorded in the trace as the timer note.
-      t.note += std::string(t.note.empty() ? "" : "; ") + e.what();
-    }
-  }
+  t.primary = backend.make_best_timer(t.note);  // the note goes into the trace
   if (!t.primary) throw Error("no timer could be created on backend " + backend.info().backend);
   if (t.primary->name() == "cupti_span") t.secondary = backend.make_timer(TimerKind::cuda_event);
   return t;

@@ -46,8 +46,7 @@ void widen(const HostTensor& t, std::size_t begin, std::size_t n, float* out) {
       for (; i < n; ++i) {
         std::uint16_t v;
         std::memcpy(&v, p + (begin + i) * 2, 2);
-        const std::uint32_t bits = std::uint32_t{v} << 16;
-        std::memcpy(out + i, &bits, 4);
+        out[i] = bf16_to_float(v);
       }
       return;
     }
@@ -122,8 +121,8 @@ struct Limits {
   l.reference_differs -= r != m.first_reference;
 }
 
-// n is a multiple of kLanes except for the last block, whose tail is padded with a
-// copy of a compared pair and then taken back out of the counts by the caller.
+// n is a multiple of kLanes: the caller pads a block's tail with zero pairs and takes
+// them back out of the counts.
 void add_block(Lanes& l, const float* a, const float* r, std::size_t n, const Limits& m) {
   for (std::size_t i = 0; i < n; i += kLanes) add(l, widened(a + i), widened(r + i), m);
 }

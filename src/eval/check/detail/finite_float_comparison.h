@@ -1,7 +1,7 @@
 // The comparison rule of value_comparison.h over a range of two float-format tensors
 // (float32, bfloat16, float16), vectorised: both are widened block by block into float
-// buffers (exact for these formats) and compared in double on independent lanes the
-// compiler turns into SIMD. The scalar rule's special cases for NaN and Inf are not
+// buffers (exact for these formats) and compared in double in explicit SIMD lanes, each
+// with its own sums and maxima. The scalar rule's special cases for NaN and Inf are not
 // repeated here: a range that holds one gives nullopt, and the caller compares it the
 // scalar way. The results equal the scalar rule's, except that abs_sum adds in another
 // order.
