@@ -41,8 +41,11 @@ struct EvalOptions {
   int correctness_trials = 3;          // each with a fresh seed, before any timing
   std::optional<Tolerance> tolerance;  // overrides the operator's
   int recheck = 4;                     // timed outputs re-checked per timing trial, drawn at random after it
-  double throttle_ratio = 0.75;        // samples below this share of the nominal SM clock are dropped
-  std::chrono::seconds timeout{300};   // per worker request: wall-clock limit of one call
+  // Whether a trial's re-checks are compared on the host while the next trial's loop
+  // runs; unset: on the CUDA backend (where the loop is device work), not on the CPU.
+  std::optional<bool> recheck_beside_loop;
+  double throttle_ratio = 0.75;            // samples below this share of the nominal SM clock are dropped
+  std::chrono::seconds timeout{300};       // per worker request: wall-clock limit of one call
   std::size_t input_set_budget_bytes = 0;  // 0: 2 GiB on CUDA, 256 MiB on the CPU
   bool time_candidate = true;              // false: correctness only, no latency (the profiler's ncu session)
   bool time_reference = true;

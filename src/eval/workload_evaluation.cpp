@@ -21,10 +21,6 @@ namespace kh {
 
 namespace {
 
-// Poison patterns alternate between trials: 0xFF is NaN in every float format with a
-// NaN, 0xA5 is an implausible integer, so no output left unwritten can match twice.
-constexpr std::uint8_t kPoison[2] = {0xFF, 0xA5};
-
 // A value-returning entry's shim names an output of the wrong dtype or shape
 // (kharness/entry.h); any other error of the call is a runtime error.
 EvalStatus candidate_error_status(const std::string& message) {
@@ -155,12 +151,6 @@ void WorkloadEvaluation::expect_host_twin(const std::vector<HostTensor>& inputs,
   }
 }
 
-const CheckResult* WorkloadEvaluation::reference_outputs(std::uint64_t seed) {
-  auto it = reference_cache_.find(seed);
-  if (it != reference_cache_.end()) return &it->second;
-  return keep_reference(seed, reference_.check(ctx_.definition, ctx_.workload, ctx_.root, seed, kPoison[0]));
-}
-
 const CheckResult* WorkloadEvaluation::keep_reference(std::uint64_t seed, Outcome<CheckResult> r) {
   if (!r.value) {
     fail(EvalStatus::runtime_error,
@@ -170,38 +160,55 @@ const CheckResult* WorkloadEvaluation::keep_reference(std::uint64_t seed, Outcom
   return &reference_cache_.emplace(seed, std::move(*r.value)).first->second;
 }
 
-CheckVerdict WorkloadEvaluation::compare(const CheckResult& candidate, const CheckResult& reference,
-                                         std::uint64_t seed) {
+CheckVerdict WorkloadEvaluation::run_checker(const std::vector<HostTensor>& candidate,
+                                             const CheckResult& reference, std::uint64_t seed,
+                                             std::size_t threads) const {
   std::optional<std::vector<HostTensor>> inputs;
-  CheckContext c{ctx_.definition, reference.outputs, candidate.outputs, ctx_.tolerance,
+  CheckContext c{ctx_.definition,
+                 reference.outputs,
+                 candidate,
+                 ctx_.tolerance,
                  [&]() -> const std::vector<HostTensor>& {
                    if (!inputs) {
                      inputs = make_inputs(ctx_.definition, ctx_.workload, seed, ctx_.root);
                      expect_host_twin(*inputs, reference.input_hashes_before, seed);
                    }
                    return *inputs;
-                 }};
+                 },
+                 threads};
+  return ctx_.checker.check(c);
+}
+
+CheckVerdict WorkloadEvaluation::compare(const CheckResult& candidate, const CheckResult& reference,
+                                         std::uint64_t seed) {
   const auto since = std::chrono::steady_clock::now();
-  CheckVerdict v = ctx_.checker.check(c);
+  CheckVerdict v = run_checker(candidate.outputs, reference, seed, 0);
   account("compare", since);
   return v;
+}
+
+std::optional<std::string> WorkloadEvaluation::inputs_modified(const std::vector<std::string>& before,
+                                                               const std::vector<std::string>& after,
+                                                               const std::string& when) const {
+  std::size_t i = 0;
+  for (const auto& [name, spec] : ctx_.definition.inputs) {
+    if (i >= before.size() || i >= after.size() || before[i] != after[i]) {
+      return fmt::format(
+          "{}: input '{}' was modified by the solution (content hash {} "
+          "before the call, {} after)",
+          when, name, i < before.size() ? before[i] : "?", i < after.size() ? after[i] : "?");
+    }
+    ++i;
+  }
+  return std::nullopt;
 }
 
 bool WorkloadEvaluation::verify_inputs_untouched(const std::vector<std::string>& before,
                                                  const std::vector<std::string>& after,
                                                  const std::string& when) {
-  std::size_t i = 0;
-  for (const auto& [name, spec] : ctx_.definition.inputs) {
-    if (i >= before.size() || i >= after.size() || before[i] != after[i]) {
-      fail(EvalStatus::reward_hack,
-           fmt::format("{}: input '{}' was modified by the solution (content hash {} "
-                       "before the call, {} after)",
-                       when, name, i < before.size() ? before[i] : "?", i < after.size() ? after[i] : "?"));
-      return false;
-    }
-    ++i;
-  }
-  return true;
+  std::optional<std::string> why = inputs_modified(before, after, when);
+  if (why) fail(EvalStatus::reward_hack, std::move(*why));
+  return !why;
 }
 
 bool WorkloadEvaluation::check_correctness() {
@@ -293,102 +300,8 @@ int WorkloadEvaluation::output_slots() const {
                               std::max<std::size_t>(iterations, static_cast<std::size_t>(o.recheck))));
 }
 
-// The timed outputs to re-check: `recheck` of the slots the worker kept, drawn after the
-// run from the orchestrator's own stream, so the solution cannot know which.
-std::vector<const TimedOutputSlot*> WorkloadEvaluation::pick_rechecks(const TimeResult& r) {
-  std::vector<const TimedOutputSlot*> all;
-  for (const TimedOutputSlot& o : r.slots) all.push_back(&o);
-  std::shuffle(all.begin(), all.end(), std::mt19937_64(seeds_.next()));
-  if (all.size() > static_cast<std::size_t>(ctx_.options.recheck))
-    all.resize(static_cast<std::size_t>(ctx_.options.recheck));
-  return all;
-}
-
-// Fetches the drawn slots from the candidate's worker while the reference computes the
-// outputs of their seeds in its own; null after recording why either failed.
-std::optional<std::vector<std::vector<HostTensor>>> WorkloadEvaluation::fetch_rechecks(
-    const std::vector<const TimedOutputSlot*>& picked, const std::vector<std::uint64_t>& seeds) {
-  const auto since = std::chrono::steady_clock::now();
-  std::vector<int> wanted;
-  std::vector<std::uint64_t> missing;  // seeds whose reference outputs are not computed yet
-  for (const TimedOutputSlot* o : picked) {
-    wanted.push_back(o->slot);
-    const std::uint64_t seed = seeds.at(static_cast<std::size_t>(o->input_set));
-    if (!reference_cache_.contains(seed) && std::find(missing.begin(), missing.end(), seed) == missing.end())
-      missing.push_back(seed);
-  }
-  auto reference = std::async(std::launch::async, [this, &missing] {
-    std::vector<Outcome<CheckResult>> out;
-    out.reserve(missing.size());
-    for (const std::uint64_t seed : missing)
-      out.push_back(reference_.check(ctx_.definition, ctx_.workload, ctx_.root, seed, kPoison[0]));
-    return out;
-  });
-  Outcome<std::vector<std::vector<HostTensor>>> fetched;
-  try {
-    fetched = candidate_.timed_outputs(ctx_.definition, ctx_.workload, wanted);
-  } catch (const Error& e) {
-    fail(EvalStatus::reward_hack, fmt::format("re-check: malformed reply from the worker: {}", e.what()));
-    return std::nullopt;
-  }
-  std::vector<Outcome<CheckResult>> computed = reference.get();
-  account("recheck", since);
-  for (std::size_t i = 0; i < missing.size(); ++i) {
-    if (keep_reference(missing[i], std::move(computed[i])) == nullptr) return std::nullopt;
-  }
-  if (!fetched.value) {
-    fail_call(*fetched.failure, "re-check of the timed outputs");
-    return std::nullopt;
-  }
-  return std::move(fetched.value);
-}
-
-// One drawn slot: it must hold what the worker committed to (its hashes) as the loop
-// ended, and match the reference on the same input set.
-bool WorkloadEvaluation::recheck_slot(const TimedOutputSlot& o, std::vector<HostTensor> outputs,
-                                      const TimeResult& r, const std::vector<std::uint64_t>& seeds) {
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    const std::string hash = chunked_hash_hex(chunked_hash(outputs[i].bytes()));
-    if (hash != o.hashes.at(i)) {
-      fail(EvalStatus::reward_hack,
-           fmt::format("timed iteration {}: output '{}' changed after the timed run ended "
-                       "(hash {} then, {} when fetched)",
-                       o.iteration, ctx_.definition.outputs.items.at(i).first, o.hashes.at(i), hash));
-      return false;
-    }
-  }
-  const auto set = static_cast<std::size_t>(o.input_set);
-  const std::uint64_t seed = seeds.at(set);
-  const CheckResult* ref = reference_outputs(seed);
-  if (ref == nullptr) return false;
-  if (!verify_inputs_untouched(ref->input_hashes_before, r.input_hashes_after.at(set),
-                               fmt::format("timed input set {}", set))) {
-    return false;
-  }
-  CheckResult timed;
-  timed.outputs = std::move(outputs);
-  CheckVerdict v = compare(timed, *ref, seed);
-  if (v.passed) return true;
-  fail(EvalStatus::reward_hack,
-       fmt::format(
-           "timed iteration {} (input set {}, seed {}) produced wrong outputs although the checked call "
-           "was right (outputs cached or computed differently while timed): {}",
-           o.iteration, set, seed, v.reason));
-  return false;
-}
-
-bool WorkloadEvaluation::recheck_timed_outputs(const TimeResult& r, const std::vector<std::uint64_t>& seeds) {
-  const std::vector<const TimedOutputSlot*> picked = pick_rechecks(r);
-  if (picked.empty()) return true;
-  std::optional<std::vector<std::vector<HostTensor>>> fetched = fetch_rechecks(picked, seeds);
-  if (!fetched) return false;
-  for (std::size_t k = 0; k < picked.size(); ++k) {
-    if (!recheck_slot(*picked[k], std::move((*fetched)[k]), r, seeds)) return false;
-  }
-  return true;
-}
-
-bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const std::vector<std::uint64_t>& seeds) {
+bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const std::vector<std::uint64_t>& seeds,
+                                          PendingRechecks& rechecks) {
   const std::size_t invalid =
       std::count_if(r.samples.begin(), r.samples.end(), [](const TimedSample& s) { return !s.valid; });
   if (invalid > 0) {
@@ -436,7 +349,10 @@ bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const std::vector
     if (!verify_inputs_untouched(before, r.input_hashes_after[s], fmt::format("timed input set {}", s)))
       return false;
   }
-  return recheck_timed_outputs(r, seeds);
+  std::optional<std::vector<SlotRecheck>> slots = fetch_rechecks(r, seeds);
+  if (!slots) return false;
+  start_rechecks(std::move(*slots), rechecks);
+  return checks_beside_the_loop() || settle(rechecks);
 }
 
 bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate,
@@ -445,17 +361,25 @@ bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate,
   const int trials = o.protocol.trial_count();
   LatencyMeasurement m;
   std::vector<double> pool;
+  // The last trial's re-checks, compared on the host while this trial runs on the device.
+  PendingRechecks rechecks;
   for (int t = 0; t < trials; ++t) {
     std::vector<std::uint64_t> seeds;
     for (std::size_t k = 0; k < input_sets(); ++k) seeds.push_back(stream.next());
     m.set_seeds.push_back(seeds);
     Outcome<TimeResult> r;
+    std::optional<std::string> malformed;
     try {
       r = who.time(ctx_.definition, ctx_.workload, ctx_.root, seeds, protocol_fields());
     } catch (const Error& e) {
       if (!is_candidate) throw;
+      malformed = e.what();
+    }
+    // What the last trial's outputs showed comes before anything of this trial.
+    if (!settle(rechecks)) return false;
+    if (malformed) {
       fail(EvalStatus::reward_hack,
-           fmt::format("timing trial {}: malformed reply from the worker: {}", t + 1, e.what()));
+           fmt::format("timing trial {}: malformed reply from the worker: {}", t + 1, *malformed));
       return false;
     }
     if (!r.value) {
@@ -466,7 +390,7 @@ bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate,
       }
       return false;
     }
-    if (is_candidate && !verify_timed_run(*r.value, seeds)) return false;
+    if (is_candidate && !verify_timed_run(*r.value, seeds, rechecks)) return false;
     for (const auto& [k, v] : r.value->phases_ms.items()) {
       m.phases_ms[k] = m.phases_ms.value(k, 0.0) + v.get<double>();
     }
@@ -499,6 +423,7 @@ bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate,
     m.mean_sm_clock_mhz += clock_sum / static_cast<double>(accepted.size()) / trials;
     pool.insert(pool.end(), accepted.begin(), accepted.end());
   }
+  if (!settle(rechecks)) return false;
   m.stats = summarize(pool);
   m.latency_ms = o.protocol.latency_ms(m.trial_medians_ms, m.stats.median);
   out = std::move(m);

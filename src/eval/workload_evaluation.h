@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <random>
 #include <utility>
@@ -52,17 +53,38 @@ class WorkloadEvaluation {
   [[nodiscard]] WorkloadResult run();
 
  private:
+  // Poison patterns alternate between trials: 0xFF is NaN in every float format with a
+  // NaN, 0xA5 is an implausible integer, so no output left unwritten can match twice.
+  static constexpr std::uint8_t kPoison[2] = {0xFF, 0xA5};
+
   bool check_correctness();
   // The timed input sets' seeds come from `stream`.
   bool measure(MeasurementClient& who, bool is_candidate, std::optional<LatencyMeasurement>& out,
                SeedStream& stream);
   // The reference's latency: from the cache when fresh, else measured (and cached).
   void reference_latency();
-  bool verify_timed_run(const TimeResult& r, const std::vector<std::uint64_t>& seeds);
+  // A finding against the candidate, made off the main thread and recorded on it.
+  struct Finding {
+    EvalStatus status = EvalStatus::passed;
+    std::string log;
+  };
+  struct RecheckOutcome {
+    std::optional<Finding> finding;
+    double ms = 0;  // host time the checks took
+  };
+  // One trial's re-checks, running while the next trial's loop runs (timed_output_recheck.cpp).
+  using PendingRechecks = std::future<RecheckOutcome>;
+  // Verifies a timing trial and starts checking its drawn outputs into `rechecks`;
+  // false after recording a failure found on the way.
+  bool verify_timed_run(const TimeResult& r, const std::vector<std::uint64_t>& seeds,
+                        PendingRechecks& rechecks);
   [[nodiscard]] bool nothing_to_time() const;
   bool verify_inputs_untouched(const std::vector<std::string>& before, const std::vector<std::string>& after,
                                const std::string& when);
-  [[nodiscard]] const CheckResult* reference_outputs(std::uint64_t seed);
+  // Why the inputs count as modified, or nothing (any thread).
+  [[nodiscard]] std::optional<std::string> inputs_modified(const std::vector<std::string>& before,
+                                                           const std::vector<std::string>& after,
+                                                           const std::string& when) const;
   // Inputs regenerated here (the host twin) must hash as the worker's did: a drift
   // between host and device generation is a harness error (kh::Error), not a verdict.
   void expect_host_twin(const std::vector<HostTensor>& inputs, const std::vector<std::string>& worker_hashes,
@@ -75,12 +97,35 @@ class WorkloadEvaluation {
   [[nodiscard]] std::size_t input_sets() const;
   [[nodiscard]] int output_slots() const;
   [[nodiscard]] std::vector<const TimedOutputSlot*> pick_rechecks(const TimeResult& r);
-  // Draws `recheck` of the kept slots, fetches them and checks each (recheck_slot).
-  bool recheck_timed_outputs(const TimeResult& r, const std::vector<std::uint64_t>& seeds);
-  [[nodiscard]] std::optional<std::vector<std::vector<HostTensor>>> fetch_rechecks(
-      const std::vector<const TimedOutputSlot*>& picked, const std::vector<std::uint64_t>& seeds);
-  bool recheck_slot(const TimedOutputSlot& o, std::vector<HostTensor> outputs, const TimeResult& r,
-                    const std::vector<std::uint64_t>& seeds);
+  // A drawn slot, fetched, with everything its check needs, owned: the check runs on
+  // another thread while the next trial's loop runs on the device.
+  struct SlotRecheck {
+    TimedOutputSlot slot;
+    std::vector<HostTensor> outputs;
+    std::uint64_t seed = 0;
+    const CheckResult* reference = nullptr;  // an entry of reference_cache_ (a std::map: it stays put)
+    std::vector<std::string> inputs_after;   // the slot's input set, hashed after the loop
+  };
+  // Draws `recheck` of the kept slots and fetches them while the reference computes their
+  // seeds' outputs; null after recording why either failed.
+  [[nodiscard]] std::optional<std::vector<SlotRecheck>> fetch_rechecks(
+      const TimeResult& r, const std::vector<std::uint64_t>& seeds);
+  // On the CUDA backend a trial's checks run on the host beside the next trial's loop on
+  // the device; on the CPU backend the loop is host work, and they run before it.
+  [[nodiscard]] bool checks_beside_the_loop() const;
+  // Starts the checks of `slots`, on another thread where they run beside the loop (the
+  // main thread waits for them in settle(), before it looks at anything of the next trial).
+  void start_rechecks(std::vector<SlotRecheck> slots, PendingRechecks& pending) const;
+  // The first finding in the slots, in draw order: a slot must hold what the worker
+  // committed to as the loop ended, and match the reference on the same input set.
+  // Touches nothing but ctx_ and the slots, so it may run beside the main thread.
+  [[nodiscard]] std::optional<Finding> check_slots(const std::vector<SlotRecheck>& slots) const;
+  // Waits for checks started earlier, if any, and records their finding: false when there was one.
+  bool settle(PendingRechecks& pending);
+  // The checker on two outputs of one seed, without accounting (any thread).
+  [[nodiscard]] CheckVerdict run_checker(const std::vector<HostTensor>& candidate,
+                                         const CheckResult& reference, std::uint64_t seed,
+                                         std::size_t threads) const;
   // Adds the wall time since `since` to `step` of the result's orchestrator_ms.
   void account(const char* step, std::chrono::steady_clock::time_point since);
   void fail(EvalStatus status, std::string log);

@@ -125,6 +125,44 @@ TEST_F(CpuEndToEnd, TimedOutputsChangedAfterTheLoopAreRewardHack) {
   expect_all(run("correct.cpp", o), EvalStatus::reward_hack, "changed after the timed run ended");
 }
 
+// On the CUDA backend a trial's re-checks are compared while the next trial's loop runs;
+// here the same path runs on the CPU backend. It passes what passes, and catches what
+// the re-checks catch one after the other: an output changed after the loop, and
+// outputs right when checked but wrong when timed.
+TEST_F(CpuEndToEnd, CorrectSolutionPassesWithRechecksBesideTheLoop) {
+  EvalOptions o = options("beside");
+  o.recheck_beside_loop = true;
+  for (const WorkloadResult& w : run("correct.cpp", o).workloads) {
+    ASSERT_EQ(w.status, EvalStatus::passed) << w.log;
+    EXPECT_GT(w.orchestrator_ms.value("compare", 0.0), 0.0) << w.orchestrator_ms.dump();
+    EXPECT_EQ(w.requests.at("candidate").at("timed_outputs").value("count", 0.0),
+              static_cast<double>(w.latency->trial_medians_ms.size()))
+        << w.requests.dump();
+  }
+}
+
+TEST_F(CpuEndToEnd, TimedOutputsChangedAfterTheLoopAreCaughtBesideTheNextLoop) {
+  EvalOptions o = options("tampered-beside");
+  o.worker_executable = KHARNESS_TAMPERING_WORKER;
+  o.recheck_beside_loop = true;
+  expect_all(run("correct.cpp", o), EvalStatus::reward_hack, "changed after the timed run ended");
+}
+
+TEST_F(CpuEndToEnd, WrongOnlyWhileTimedIsRewardHackOneAfterTheOtherOrBeside) {
+  for (const bool beside : {false, true}) {
+    EvalOptions o = options(beside ? "wrong-timed-beside" : "wrong-timed");
+    o.recheck_beside_loop = beside;
+    o.max_consecutive_failures = 0;
+    const SolutionEvaluation e = run("wrong_when_timed.cpp", o);
+    ASSERT_FALSE(e.workloads.empty());
+    const WorkloadResult& first = e.workloads.front();
+    EXPECT_EQ(status_name(first.status), status_name(EvalStatus::reward_hack)) << first.log;
+    EXPECT_NE(first.log.find("produced wrong outputs although the checked call was right"), std::string::npos)
+        << first.log;
+    for (const WorkloadResult& w : e.workloads) EXPECT_NE(w.status, EvalStatus::passed) << w.log;
+  }
+}
+
 // A well-framed reply whose fields have the wrong types (call_ms: "slow") is a verdict on
 // the candidate that could have written it, and the run goes on to the next workload.
 TEST_F(CpuEndToEnd, MalformedReplyIsRewardHackNotTheEndOfTheRun) {

@@ -44,7 +44,7 @@ CheckVerdict DefaultChecker::check(const CheckContext& ctx) const {
     const HostTensor& a = ctx.candidate[i];
     const HostTensor& r = ctx.reference[i];
     ++i;
-    const ValueComparison c = compare_tensors(a, r, ctx.tolerance);
+    const ValueComparison c = compare_tensors(a, r, ctx.tolerance, ctx.threads);
     v.max_absolute_error = std::fmax(v.max_absolute_error, c.max_abs_error);
     v.max_relative_error = std::fmax(v.max_relative_error, c.max_rel_error);
     v.extra[name] = {{"matched_ratio", c.matched_ratio()},

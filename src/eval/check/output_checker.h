@@ -27,6 +27,8 @@ struct CheckContext {
   // The inputs both saw, regenerated in the orchestrator from the seed on demand
   // (only checkers that recompute need them).
   std::function<const std::vector<HostTensor>&()> inputs;
+  // Threads a check may use; 0: one per core.
+  std::size_t threads = 0;
 };
 
 struct CheckVerdict {

@@ -93,7 +93,6 @@ ValueComparison compare_values(std::span<const double> actual, std::span<const d
 namespace {
 
 constexpr std::size_t kChunk = std::size_t{1} << 16;
-// The orchestrator compares while no timed loop runs, so the host's cores are free.
 constexpr std::size_t kElementsPerThread = std::size_t{1} << 17;
 
 struct ChunkResult {
@@ -174,15 +173,15 @@ void merge(ValueComparison& total, const ChunkResult& part, std::size_t begin, c
 }  // namespace
 
 ValueComparison compare_tensors(const HostTensor& actual, const HostTensor& reference,
-                                const Tolerance& tolerance) {
+                                const Tolerance& tolerance, std::size_t max_threads) {
   if (actual.numel() != reference.numel()) {
     throw Error(fmt::format("cannot compare {} elements with {}", actual.numel(), reference.numel()));
   }
   const std::size_t n = actual.numel();
   const std::size_t chunks = (n + kChunk - 1) / kChunk;
   std::vector<ChunkResult> parts(chunks);
-  const auto threads = static_cast<std::size_t>(
-      std::clamp<std::size_t>(n / kElementsPerThread, 1, std::max(1u, std::thread::hardware_concurrency())));
+  const std::size_t cores = max_threads > 0 ? max_threads : std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t threads = std::clamp<std::size_t>(n / kElementsPerThread, 1, cores);
   auto work = [&](std::size_t first_chunk) {
     for (std::size_t k = first_chunk; k < chunks; k += threads) {
       const std::size_t begin = k * kChunk;

@@ -48,7 +48,8 @@ struct ValueComparison {
 // and compared on several threads, then merged in index order: the result equals
 // compare_values on the whole widened arrays (the mean up to rounding), without two
 // whole-tensor copies in double (a 60M-element output would need 960 MB of them).
+// At most `max_threads` threads (0: one per core).
 [[nodiscard]] ValueComparison compare_tensors(const HostTensor& actual, const HostTensor& reference,
-                                              const Tolerance& tolerance);
+                                              const Tolerance& tolerance, std::size_t max_threads = 0);
 
 }  // namespace kh

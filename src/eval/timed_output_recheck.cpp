@@ -1,0 +1,129 @@
+// The re-check of a timing trial's outputs: drawn slots fetched from the candidate's
+// worker, each checked against the reference on its input set. On the CUDA backend the
+// checks run on the host while the next trial's loop runs on the device, so their cost
+// hides behind device time; on the CPU backend the loop itself is host work, and they
+// run before it.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "error/error.h"
+#include "eval/workload_evaluation.h"
+#include "tensor/chunked_hash.h"
+
+namespace kh {
+
+// The timed outputs to re-check: `recheck` of the slots the worker kept, drawn after the
+// run from the orchestrator's own stream, so the solution cannot know which.
+std::vector<const TimedOutputSlot*> WorkloadEvaluation::pick_rechecks(const TimeResult& r) {
+  std::vector<const TimedOutputSlot*> all;
+  for (const TimedOutputSlot& o : r.slots) all.push_back(&o);
+  std::shuffle(all.begin(), all.end(), std::mt19937_64(seeds_.next()));
+  if (all.size() > static_cast<std::size_t>(ctx_.options.recheck))
+    all.resize(static_cast<std::size_t>(ctx_.options.recheck));
+  return all;
+}
+
+std::optional<std::vector<WorkloadEvaluation::SlotRecheck>> WorkloadEvaluation::fetch_rechecks(
+    const TimeResult& r, const std::vector<std::uint64_t>& seeds) {
+  const std::vector<const TimedOutputSlot*> picked = pick_rechecks(r);
+  if (picked.empty()) return std::vector<SlotRecheck>{};
+  const auto since = std::chrono::steady_clock::now();
+  std::vector<int> wanted;
+  std::vector<std::uint64_t> missing;  // seeds whose reference outputs are not computed yet
+  for (const TimedOutputSlot* o : picked) {
+    wanted.push_back(o->slot);
+    const std::uint64_t seed = seeds.at(static_cast<std::size_t>(o->input_set));
+    if (!reference_cache_.contains(seed) && std::find(missing.begin(), missing.end(), seed) == missing.end())
+      missing.push_back(seed);
+  }
+  auto reference = std::async(std::launch::async, [this, &missing] {
+    std::vector<Outcome<CheckResult>> out;
+    out.reserve(missing.size());
+    for (const std::uint64_t seed : missing)
+      out.push_back(reference_.check(ctx_.definition, ctx_.workload, ctx_.root, seed, kPoison[0]));
+    return out;
+  });
+  Outcome<std::vector<std::vector<HostTensor>>> fetched;
+  try {
+    fetched = candidate_.timed_outputs(ctx_.definition, ctx_.workload, wanted);
+  } catch (const Error& e) {
+    fail(EvalStatus::reward_hack, fmt::format("re-check: malformed reply from the worker: {}", e.what()));
+    return std::nullopt;
+  }
+  std::vector<Outcome<CheckResult>> computed = reference.get();
+  account("recheck", since);
+  for (std::size_t i = 0; i < missing.size(); ++i) {
+    if (keep_reference(missing[i], std::move(computed[i])) == nullptr) return std::nullopt;
+  }
+  if (!fetched.value) {
+    fail_call(*fetched.failure, "re-check of the timed outputs");
+    return std::nullopt;
+  }
+  std::vector<SlotRecheck> slots;
+  for (std::size_t k = 0; k < picked.size(); ++k) {
+    const auto set = static_cast<std::size_t>(picked[k]->input_set);
+    const std::uint64_t seed = seeds.at(set);
+    slots.push_back({*picked[k], std::move(fetched.value->at(k)), seed, &reference_cache_.at(seed),
+                     r.input_hashes_after.at(set)});
+  }
+  return slots;
+}
+
+std::optional<WorkloadEvaluation::Finding> WorkloadEvaluation::check_slots(
+    const std::vector<SlotRecheck>& slots) const {
+  // Beside a loop, half the cores: the other half keep the candidate's worker launching
+  // undisturbed.
+  const std::size_t threads =
+      checks_beside_the_loop() ? std::max(1u, std::thread::hardware_concurrency() / 2) : 0;
+  for (const SlotRecheck& s : slots) {
+    for (std::size_t i = 0; i < s.outputs.size(); ++i) {
+      const std::string hash = chunked_hash_hex(chunked_hash(s.outputs[i].bytes()));
+      if (hash != s.slot.hashes.at(i)) {
+        return Finding{EvalStatus::reward_hack,
+                       fmt::format("timed iteration {}: output '{}' changed after the timed run ended "
+                                   "(hash {} then, {} when fetched)",
+                                   s.slot.iteration, ctx_.definition.outputs.items.at(i).first,
+                                   s.slot.hashes.at(i), hash)};
+      }
+    }
+    const int set = s.slot.input_set;
+    if (std::optional<std::string> why = inputs_modified(s.reference->input_hashes_before, s.inputs_after,
+                                                         fmt::format("timed input set {}", set)))
+      return Finding{EvalStatus::reward_hack, std::move(*why)};
+    const CheckVerdict v = run_checker(s.outputs, *s.reference, s.seed, threads);
+    if (!v.passed) {
+      return Finding{EvalStatus::reward_hack,
+                     fmt::format("timed iteration {} (input set {}, seed {}) produced wrong outputs although "
+                                 "the checked call was right (outputs cached or computed differently while "
+                                 "timed): {}",
+                                 s.slot.iteration, set, s.seed, v.reason)};
+    }
+  }
+  return std::nullopt;
+}
+
+bool WorkloadEvaluation::checks_beside_the_loop() const {
+  return ctx_.options.recheck_beside_loop.value_or(ctx_.options.backend == "cuda");
+}
+
+void WorkloadEvaluation::start_rechecks(std::vector<SlotRecheck> slots, PendingRechecks& pending) const {
+  pending = std::async(
+      checks_beside_the_loop() ? std::launch::async : std::launch::deferred, [this, s = std::move(slots)] {
+        const auto since = std::chrono::steady_clock::now();
+        RecheckOutcome out{check_slots(s), 0};
+        out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
+        return out;
+      });
+}
+
+bool WorkloadEvaluation::settle(PendingRechecks& pending) {
+  if (!pending.valid()) return true;
+  RecheckOutcome out = pending.get();  // rethrows a harness error (kh::Error)
+  result_.orchestrator_ms["compare"] = result_.orchestrator_ms.value("compare", 0.0) + out.ms;
+  if (out.finding) fail(out.finding->status, std::move(out.finding->log));
+  return !out.finding;
+}
+
+}  // namespace kh
