@@ -11,7 +11,6 @@ namespace kh {
 namespace {
 
 using detail::MiniFormat;
-constexpr MiniFormat kF16 = detail::f16_format();
 constexpr MiniFormat kE4M3 = detail::e4m3_format();
 constexpr MiniFormat kE5M2 = detail::e5m2_format();
 constexpr MiniFormat kE2M1 = detail::e2m1_format();
@@ -27,16 +26,25 @@ float decode(const MiniFormat& f, std::uint32_t magnitude) noexcept {
 
 }  // namespace
 
+// In the bits, as hardware converts: the exponent is rebiased and the mantissa moved
+// into place; a subnormal is renormalised by one exact float subtraction. The generic
+// decode (ldexp) took about 30 ns an element, and fp16 outputs of tens of millions of
+// elements are widened on every check.
 float f16_to_float(std::uint16_t code) noexcept {
-  const bool neg = (code & 0x8000u) != 0;
-  const std::uint32_t mag = code & 0x7FFFu;
-  float v;
-  if (mag >= 0x7C00u) {
-    v = mag == 0x7C00u ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
-  } else {
-    v = decode(kF16, mag);
+  constexpr std::uint32_t kExponent = 0x7C00u << 13;  // fp16's exponent field, moved to float's place
+  constexpr std::uint32_t kRebias = (127u - 15u) << 23;
+  if ((code & 0x7C00u) == 0x7C00u) {
+    const float v = (code & 0x3FFu) == 0 ? std::numeric_limits<float>::infinity()
+                                         : std::numeric_limits<float>::quiet_NaN();
+    return (code & 0x8000u) != 0 ? -v : v;
   }
-  return neg ? -v : v;
+  std::uint32_t bits = (code & 0x7FFFu) << 13;
+  const bool subnormal = (bits & kExponent) == 0;
+  bits += kRebias;
+  float magnitude = std::bit_cast<float>(bits);
+  // A subnormal (or zero) m becomes 2^-14 * (1 + m/1024); taking 2^-14 away leaves m * 2^-24.
+  if (subnormal) magnitude = std::bit_cast<float>(bits + (1u << 23)) - std::bit_cast<float>(113u << 23);
+  return (code & 0x8000u) != 0 ? -magnitude : magnitude;
 }
 
 std::uint16_t float_to_f16(float x) noexcept { return detail::encode_f16(x); }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -113,6 +114,29 @@ TEST(Float16, KnownValues) {
   EXPECT_EQ(float_to_f16(kNaN) & 0x7C00, 0x7C00);
   EXPECT_NE(float_to_f16(kNaN) & 0x03FF, 0);
   EXPECT_TRUE(std::isinf(f16_to_float(0x7C00)));
+}
+
+// Every one of the 65536 codes, against the format's definition written out with ldexp:
+// subnormals m * 2^-24, normals (1024 + m) * 2^(e-25), signed zeros, both infinities,
+// and NaN for every payload.
+TEST(Float16, EveryCodeDecodesToItsExactValue) {
+  for (std::uint32_t code = 0; code <= 0xFFFFu; ++code) {
+    const std::uint32_t exponent = (code >> 10) & 0x1Fu;
+    const std::uint32_t mantissa = code & 0x3FFu;
+    const bool negative = (code & 0x8000u) != 0;
+    const float got = f16_to_float(static_cast<std::uint16_t>(code));
+    if (exponent == 0x1Fu && mantissa != 0) {
+      EXPECT_TRUE(std::isnan(got)) << std::hex << code;
+      continue;
+    }
+    float want = exponent == 0x1Fu ? kInf
+                 : exponent == 0
+                     ? std::ldexp(static_cast<float>(mantissa), -24)
+                     : std::ldexp(static_cast<float>(1024u + mantissa), static_cast<int>(exponent) - 25);
+    if (negative) want = -want;
+    ASSERT_EQ(std::bit_cast<std::uint32_t>(got), std::bit_cast<std::uint32_t>(want))
+        << "code 0x" << std::hex << code << ": " << got << " instead of " << want;
+  }
 }
 
 TEST(BFloat16, KnownValues) {

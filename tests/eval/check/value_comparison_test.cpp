@@ -142,6 +142,29 @@ TEST(ValueComparison, FloatFormatsGiveTheScalarRulesResultAtEverySize) {
   }
 }
 
+// The vectorised fp16 widening against the scalar decode, on every finite code: compared
+// with zeros (every error is the value itself, so the mean and maximum see each one) and
+// with the next code.
+TEST(ValueComparison, EveryFiniteFloat16CodeWidensAsTheScalarRuleReadsIt) {
+  std::vector<std::uint16_t> codes;
+  for (std::uint32_t c = 0; c <= 0xFFFFu; ++c)
+    if ((c & 0x7C00u) != 0x7C00u) codes.push_back(static_cast<std::uint16_t>(c));
+  const auto n = static_cast<std::int64_t>(codes.size());
+  HostTensor a(DType::float16, {n});
+  HostTensor zeros(DType::float16, {n});
+  HostTensor next(DType::float16, {n});
+  auto* pa = reinterpret_cast<std::uint16_t*>(a.bytes().data());
+  auto* pn = reinterpret_cast<std::uint16_t*>(next.bytes().data());
+  for (std::size_t i = 0; i < codes.size(); ++i) {
+    pa[i] = codes[i];
+    pn[i] = codes[(i + 1) % codes.size()];
+  }
+  const Tolerance t{.atol = 1e-3, .rtol = 1e-3, .required_matched_ratio = 0.0};
+  expect_same_as_scalar(a, zeros, t, "every finite fp16 code against zeros");
+  expect_same_as_scalar(a, next, t, "every finite fp16 code against the next");
+  EXPECT_EQ(compare_tensors(a, zeros, t).max_abs_error, 65504.0) << "the largest finite fp16";
+}
+
 TEST(ValueComparison, ANonFiniteValueSendsItsRangeToTheScalarRule) {
   HostTensor a(DType::bfloat16, {4096});
   HostTensor r(DType::bfloat16, {4096});
