@@ -13,6 +13,7 @@
 #include "eval/wire/worker_entry.h"
 #include "eval/wire/worker_payload.h"
 #include "trace/json_io.h"
+#include "worker/payload_buffers.h"
 
 namespace kh {
 
@@ -358,7 +359,9 @@ Outcome<CheckResult> MeasurementClient::check(const Definition& d, const Workloa
   return read_reply(measurement::kCheck, [&]() -> Outcome<CheckResult> {
     Message reply;
     if (auto f = measure(measurement::kCheck, std::move(fields), reply)) return {std::nullopt, f};
-    return {read_check(d, w, reply), std::nullopt};
+    CheckResult r = read_check(d, w, reply);
+    give_back_payload_buffer(std::move(reply.payload));
+    return {std::move(r), std::nullopt};
   });
 }
 
@@ -383,7 +386,9 @@ Outcome<std::vector<std::vector<HostTensor>>> MeasurementClient::timed_outputs(
   return read_reply(measurement::kTimedOutputs, [&]() -> Outcome<std::vector<std::vector<HostTensor>>> {
     Message reply;
     if (auto f = measure(measurement::kTimedOutputs, {{"slots", slots}}, reply)) return {std::nullopt, f};
-    return {read_timed_outputs(d, w, reply, slots), std::nullopt};
+    std::vector<std::vector<HostTensor>> outputs = read_timed_outputs(d, w, reply, slots);
+    give_back_payload_buffer(std::move(reply.payload));
+    return {std::move(outputs), std::nullopt};
   });
 }
 

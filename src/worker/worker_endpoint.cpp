@@ -10,6 +10,7 @@
 
 #include "base/os_error.h"
 #include "error/error.h"
+#include "worker/payload_buffers.h"
 
 namespace kh {
 namespace {
@@ -56,6 +57,7 @@ void serve(Channel& channel, const RequestHandler& handler) {
     }
     reply.request_id = request->request_id;
     channel.send(reply);
+    give_back_payload_buffer(std::move(reply.payload));
   }
 }
 

@@ -7,6 +7,7 @@
 #include "error/error.h"
 #include "tensor/dlpack_codes.h"
 #include "tensor/element_access.h"
+#include "worker/payload_buffers.h"
 
 namespace kh {
 
@@ -130,7 +131,8 @@ std::vector<std::byte> download_concatenated(Backend& backend, const std::vector
   }
   std::size_t total = 0;
   for (const TensorLayout& l : layouts) total += l.nbytes;
-  std::vector<std::byte> out(total);  // zeros where nothing is copied
+  std::vector<std::byte> out = take_payload_buffer(total);
+  out.resize(total);  // zeros where nothing is copied
   std::vector<Backend::Copy> copies;
   std::size_t offset = 0;
   for (std::size_t i = 0; i < device.size(); ++i) {

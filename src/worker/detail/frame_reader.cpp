@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "error/error.h"
+#include "worker/payload_buffers.h"
 
 namespace kh::detail {
 namespace {
@@ -91,9 +92,10 @@ void FrameReader::start_payload() {
     stage_ = Stage::complete;
     return;
   }
-  // Reserving only takes address space; pages are committed as resize() fills them.
+  // Reserving only takes address space; pages are committed as resize() fills them. A
+  // kept buffer's pages are already committed (payload_buffers.h).
   try {
-    message_.payload.reserve(header_.payload_len);
+    message_.payload = take_payload_buffer(header_.payload_len);
   } catch (const std::bad_alloc&) {
     throw Error(fmt::format("{}: cannot allocate a payload of {} bytes", origin_, header_.payload_len));
   } catch (const std::length_error&) {
