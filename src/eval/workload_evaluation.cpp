@@ -410,6 +410,7 @@ bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate,
       }
     }
     if (accepted.empty()) {
+      if (!settle(rechecks)) return false;  // what the outputs showed comes first, as it would in order
       const std::string why =
           fmt::format("timing trial {}: no usable sample ({} throttled)", t + 1, m.throttled);
       if (is_candidate)
