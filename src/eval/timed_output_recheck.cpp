@@ -121,7 +121,7 @@ void WorkloadEvaluation::start_rechecks(std::vector<SlotRecheck> slots, PendingR
 bool WorkloadEvaluation::settle(PendingRechecks& pending) {
   if (!pending.valid()) return true;
   RecheckOutcome out = pending.get();  // rethrows a harness error (kh::Error)
-  result_.orchestrator_ms["compare"] = result_.orchestrator_ms.value("compare", 0.0) + out.ms;
+  account("compare", out.ms);
   if (out.finding) fail(out.finding->status, std::move(out.finding->log));
   return !out.finding;
 }

@@ -77,8 +77,10 @@ bool WorkloadEvaluation::nothing_to_time() const {
 }
 
 void WorkloadEvaluation::account(const char* step, std::chrono::steady_clock::time_point since) {
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
+  account(step, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count());
+}
+
+void WorkloadEvaluation::account(const char* step, double ms) {
   result_.orchestrator_ms[step] = result_.orchestrator_ms.value(step, 0.0) + ms;
 }
 

@@ -126,8 +126,9 @@ class WorkloadEvaluation {
   [[nodiscard]] CheckVerdict run_checker(const std::vector<HostTensor>& candidate,
                                          const CheckResult& reference, std::uint64_t seed,
                                          std::size_t threads) const;
-  // Adds the wall time since `since` to `step` of the result's orchestrator_ms.
+  // Adds the wall time since `since`, or `ms`, to `step` of the result's orchestrator_ms.
   void account(const char* step, std::chrono::steady_clock::time_point since);
+  void account(const char* step, double ms);
   void fail(EvalStatus status, std::string log);
   void fail_call(const CallFailure& f, const std::string& when);
 
