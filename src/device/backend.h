@@ -73,6 +73,14 @@ class Backend {
   virtual void download_all(const std::vector<Copy>& copies) {
     for (const Copy& c : copies) download(c.dst, c.src, c.bytes);
   }
+  // Readies host memory that downloads will land in again and again (the shared reply
+  // region): on CUDA it is page-locked, so copies from the device write it directly
+  // instead of through the driver's staging buffer (on the H200 host, about 3 GB/s
+  // through the staging, several times that direct). It must stay mapped until
+  // unpin_host_range(). Returns why it could not, or an empty string; downloads into
+  // the range work either way.
+  [[nodiscard]] virtual std::string pin_host_range(void* /*data*/, std::size_t /*bytes*/) { return {}; }
+  virtual void unpin_host_range(void* /*data*/) noexcept {}
 
   // Input generation where the kernels read the inputs (eval/input_generator.h). A fill
   // applies its rule (tensor/random_fill.h) to `numel` elements at `data` with the same

@@ -163,6 +163,17 @@ void CudaBackend::download_all(const std::vector<Copy>& copies) {
   KH_CUDA_CALL(cudaStreamSynchronize(housekeeping_stream_.get()));
 }
 
+std::string CudaBackend::pin_host_range(void* data, std::size_t bytes) {
+  const cudaError_t e = cudaHostRegister(data, bytes, cudaHostRegisterDefault);
+  if (e == cudaSuccess) return {};
+  (void)cudaGetLastError();  // not a sticky error: later calls must not report it again
+  return fmt::format("cudaHostRegister of {} bytes: {}", bytes, cudaGetErrorString(e));
+}
+
+void CudaBackend::unpin_host_range(void* data) noexcept {
+  if (cudaHostUnregister(data) != cudaSuccess) (void)cudaGetLastError();  // never pinned: nothing to undo
+}
+
 std::vector<std::uint64_t> CudaBackend::hash_all(const std::vector<Region>& regions) {
   synchronize();
   const std::vector<std::uint64_t> chunks = hash_chunks_on_device(regions, housekeeping_stream_.get());

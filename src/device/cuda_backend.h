@@ -46,6 +46,8 @@ class CudaBackend final : public Backend {
   void flush_cache() override { flush_.flush(housekeeping_stream_.get()); }
   void upload_all(const std::vector<Copy>& copies) override;
   void download_all(const std::vector<Copy>& copies) override;
+  [[nodiscard]] std::string pin_host_range(void* data, std::size_t bytes) override;
+  void unpin_host_range(void* data) noexcept override;
   // A kernel on the housekeeping stream hashes every chunk (one warp each); only the
   // chunk hashes come back, and the host mixes them (cuda_chunked_hash.h).
   [[nodiscard]] std::vector<std::uint64_t> hash_all(const std::vector<Region>& regions) override;

@@ -77,6 +77,9 @@ SpawnOptions spawn_options(const WorkerConfig& c) {
     // CUDA reserves far more address space than it uses, so only CPU workers get a cap.
     o.limits.address_space_bytes = std::uint64_t{16} << 30;
   }
+  // Outputs travel through memory both processes map, not through the socket
+  // (worker/shared_region.h); larger payloads than this fall back to the socket.
+  o.reply_region_bytes = std::size_t{1} << 30;
   // OpenMP pools in CPU candidates sleep instead of spinning once a region ends, so
   // the lingering-work probe sees only real work.
   o.env_add = {{"OMP_WAIT_POLICY", "passive"}};

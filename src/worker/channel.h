@@ -9,16 +9,21 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "base/unique_fd.h"
 #include "worker/message.h"
+#include "worker/shared_region.h"
 
 namespace kh {
 
 namespace detail {
 class FrameReader;
 }
+
+// The header key of a frame whose payload lies in the shared reply region; reserved.
+inline constexpr const char* kRegionPayloadKey = "payload_in_region";
 
 struct ChannelOptions {
   std::uint64_t max_json_bytes = std::uint64_t{64} << 20;     // 64 MiB
@@ -53,6 +58,14 @@ class Channel {
   // After an error the channel is unusable and every later call throws it again.
   [[nodiscard]] std::optional<Message> receive(Clock::time_point deadline);
 
+  // The region that payloads may travel through instead of the socket (worker/shared_region.h).
+  // The header key kRegionPayloadKey then says how many of its first bytes the payload is;
+  // receive() copies them out into the message's payload and removes the key.
+  void attach_reply_region(SharedRegion region) noexcept { region_ = std::move(region); }
+  // The worker's side: where a reply's payload may be written in place before it is sent
+  // with Message::payload_in_region; empty without a region.
+  [[nodiscard]] std::span<std::byte> reply_region() const noexcept { return region_.bytes(); }
+
   // True once the peer was seen to close its end (EOF or a broken pipe).
   [[nodiscard]] bool peer_closed() const noexcept { return peer_closed_; }
   [[nodiscard]] int fd() const noexcept { return socket_.get(); }
@@ -67,8 +80,12 @@ class Channel {
   UniqueFd socket_;
   ChannelOptions options_;
   std::unique_ptr<detail::FrameReader> reader_;
+  // The payload a received header says lies in the region, copied out.
+  void take_region_payload(Message& message);
+
   std::optional<std::string> failure_;
   bool peer_closed_ = false;
+  SharedRegion region_;
 };
 
 }  // namespace kh

@@ -15,6 +15,10 @@ struct Message {
   std::uint64_t request_id = 0;
   nlohmann::ordered_json header = nlohmann::ordered_json::object();
   std::vector<std::byte> payload;
+  // Sending only: the payload is these first bytes of the channel's shared reply region
+  // (worker/shared_region.h), written there in place, and `payload` is empty. A received
+  // message always holds its payload in `payload`.
+  std::size_t payload_in_region = 0;
 
   // header["kind"]; kh::Error when the header has no string "kind".
   [[nodiscard]] const std::string& kind() const;

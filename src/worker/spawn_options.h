@@ -1,6 +1,7 @@
 // SpawnOptions: everything that decides how a worker process starts.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -25,6 +26,9 @@ struct SpawnOptions {
   // The jail, for a worker that runs candidate code (docs/worker.md). Its scratch
   // defaults to work_dir; the logs stay on the host, written through descriptors.
   std::optional<JailSpec> jail;
+  // Above zero: a shared reply region of this many bytes (worker/shared_region.h), on
+  // descriptor 4, named by KHARNESS_REPLY_REGION_FD. Address space only until written.
+  std::size_t reply_region_bytes = 0;
 };
 
 }  // namespace kh

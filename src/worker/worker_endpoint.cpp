@@ -15,15 +15,19 @@
 namespace kh {
 namespace {
 
-int channel_fd_from_environment() {
-  const char* value = std::getenv("KHARNESS_CHANNEL_FD");
-  if (!value) throw Error("KHARNESS_CHANNEL_FD is not set: this program must be started by kharness");
+int descriptor_number(const char* variable, const char* value) {
   std::string_view text(value);
   int fd = -1;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), fd);
   if (ec != std::errc{} || end != text.data() + text.size() || fd < 0)
-    throw Error("KHARNESS_CHANNEL_FD is not a descriptor number: '" + std::string(text) + "'");
+    throw Error(std::string(variable) + " is not a descriptor number: '" + std::string(text) + "'");
   return fd;
+}
+
+int channel_fd_from_environment() {
+  const char* value = std::getenv("KHARNESS_CHANNEL_FD");
+  if (!value) throw Error("KHARNESS_CHANNEL_FD is not set: this program must be started by kharness");
+  return descriptor_number("KHARNESS_CHANNEL_FD", value);
 }
 
 }  // namespace
@@ -36,7 +40,11 @@ Channel open_inherited_channel(ChannelOptions options) {
   int flags = ::fcntl(fd, F_GETFD);
   if (flags < 0) throw os_error("fcntl(F_GETFD)");
   if (::fcntl(fd, F_SETFD, flags | FD_CLOEXEC) != 0) throw os_error("fcntl(F_SETFD)");
-  return Channel(UniqueFd(fd), std::move(options));
+  Channel channel(UniqueFd(fd), std::move(options));
+  if (const char* region = std::getenv("KHARNESS_REPLY_REGION_FD"); region != nullptr)
+    channel.attach_reply_region(
+        SharedRegion::map_inherited(descriptor_number("KHARNESS_REPLY_REGION_FD", region)));
+  return channel;
 }
 
 void serve(Channel& channel, const RequestHandler& handler) {

@@ -17,7 +17,9 @@ namespace kh {
 namespace {
 
 constexpr int kChannelFd = 3;
+constexpr int kReplyRegionFd = 4;
 constexpr std::string_view kChannelFdVariable = "KHARNESS_CHANNEL_FD";
+constexpr std::string_view kReplyRegionFdVariable = "KHARNESS_REPLY_REGION_FD";
 
 UniqueFd open_checked(const std::filesystem::path& path, int flags, mode_t mode = 0) {
   const int fd = ::open(path.c_str(), flags | O_CLOEXEC, mode);
@@ -47,7 +49,7 @@ WorkerProcess WorkerProcess::spawn(const SpawnOptions& options, ChannelOptions c
   spec.role = "worker";
   spec.inherit_env = options.inherit_env;
   for (const auto& [key, value] : options.env_add) {
-    if (key == kChannelFdVariable)
+    if (key == kChannelFdVariable || key == kReplyRegionFdVariable)
       throw Error("cannot start worker: bad environment variable name '" + key + "'");
     spec.env.emplace_back(key, value);
   }
@@ -63,11 +65,18 @@ WorkerProcess WorkerProcess::spawn(const SpawnOptions& options, ChannelOptions c
   spec.stdout_fd = out_log.get();
   spec.stderr_fd = err_log.get();
   spec.extra_fds = {{kChannelFd, sockets.child.get()}};
+  SharedRegion region;
+  if (options.reply_region_bytes > 0) {
+    region = SharedRegion::create(options.reply_region_bytes);
+    spec.extra_fds.emplace_back(kReplyRegionFd, region.fd());
+    spec.env.emplace_back(kReplyRegionFdVariable, std::to_string(kReplyRegionFd));
+  }
   ChildProcess process = ChildProcess::spawn(spec);
   // Only the worker may hold its end now: our copy would hide the worker's EOF.
   sockets.child.reset();
-  return WorkerProcess(std::move(process), Channel(std::move(sockets.parent), std::move(channel_options)),
-                       work_dir);
+  Channel channel(std::move(sockets.parent), std::move(channel_options));
+  if (region.mapped()) channel.attach_reply_region(std::move(region));
+  return WorkerProcess(std::move(process), std::move(channel), work_dir);
 }
 
 WorkerProcess::WorkerProcess(ChildProcess process, Channel channel, std::filesystem::path work_dir)

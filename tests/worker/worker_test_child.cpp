@@ -11,10 +11,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "worker/detail/frame_header.h"
 #include "worker/worker_endpoint.h"
 
 namespace {
@@ -79,6 +81,37 @@ Json describe_fds() {
           {"extra", std::getenv("KH_TEST_EXTRA") ? std::getenv("KH_TEST_EXTRA") : ""}};
 }
 
+// Answers with the request's payload written into the reply region when it fits there.
+kh::Message region_echo(kh::Channel& channel, const kh::Message& request) {
+  const std::span<std::byte> region = channel.reply_region();
+  const bool fits = !request.payload.empty() && request.payload.size() <= region.size();
+  kh::Message reply = kh::Message::make("region_echo", request.request_id, {{"in_region", fits}});
+  if (!fits) {
+    reply.payload = request.payload;
+    return reply;
+  }
+  std::memcpy(region.data(), request.payload.data(), request.payload.size());
+  reply.payload_in_region = request.payload.size();
+  return reply;
+}
+
+// A frame that says its payload is `claimed` bytes of the region, written by hand: the
+// channel would refuse to send it.
+[[noreturn]] void claim_region_bytes(const Json& claimed, std::uint64_t id) {
+  const std::string json = Json{{"kind", "region_echo"}, {"payload_in_region", claimed}}.dump();
+  const auto header = kh::detail::encode_frame_header({id, static_cast<std::uint32_t>(json.size()), 0});
+  if (::write(3, header.data(), header.size()) < 0 || ::write(3, json.data(), json.size()) < 0) std::abort();
+  hang();
+}
+
+// What the worker may do to the region's file: neither shrink nor grow it.
+Json resize_region() {
+  const bool shrunk = ::ftruncate(4, 0) == 0;
+  const int shrink_errno = errno;
+  const bool grown = ::ftruncate(4, off_t{1} << 32) == 0;
+  return {{"shrunk", shrunk}, {"shrink_eperm", shrink_errno == EPERM}, {"grown", grown}};
+}
+
 kh::Message handle(kh::Channel& channel, const kh::Message& request) {
   const std::string& kind = request.kind();
   const Json& h = request.header;
@@ -128,6 +161,10 @@ kh::Message handle(kh::Channel& channel, const kh::Message& request) {
     return kh::Message::make("done", id);
   }
   if (kind == "describe") return kh::Message::make("described", id, describe_fds());
+  if (kind == "region_echo") return region_echo(channel, request);
+  if (kind == "region_overclaim") claim_region_bytes(channel.reply_region().size() + 1, id);
+  if (kind == "region_claim_text") claim_region_bytes("all of it", id);
+  if (kind == "region_resize") return kh::Message::make("resized", id, resize_region());
   if (kind == "print") {
     std::printf("hello stdout\n");
     std::fflush(stdout);

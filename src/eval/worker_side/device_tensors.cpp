@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "error/error.h"
@@ -124,15 +125,20 @@ void poison(Backend& backend, std::vector<DeviceTensor>& tensors, std::uint8_t p
   }
 }
 
-std::vector<std::byte> download_concatenated(Backend& backend, const std::vector<DeviceTensor>& device,
-                                             const std::vector<TensorLayout>& layouts) {
+std::size_t concatenated_bytes(const std::vector<TensorLayout>& layouts) {
+  std::size_t total = 0;
+  for (const TensorLayout& l : layouts) total += l.nbytes;
+  return total;
+}
+
+void download_concatenated_into(Backend& backend, const std::vector<DeviceTensor>& device,
+                                const std::vector<TensorLayout>& layouts, std::span<std::byte> out) {
   if (layouts.size() != device.size()) {
     throw Error(fmt::format("{} layouts for {} tensors", layouts.size(), device.size()));
   }
-  std::size_t total = 0;
-  for (const TensorLayout& l : layouts) total += l.nbytes;
-  std::vector<std::byte> out = take_payload_buffer(total);
-  out.resize(total);  // zeros where nothing is copied
+  if (out.size() != concatenated_bytes(layouts))
+    throw Error(
+        fmt::format("{} bytes of room for {} bytes of tensors", out.size(), concatenated_bytes(layouts)));
   std::vector<Backend::Copy> copies;
   std::size_t offset = 0;
   for (std::size_t i = 0; i < device.size(); ++i) {
@@ -143,10 +149,19 @@ std::vector<std::byte> download_concatenated(Backend& backend, const std::vector
                                 layouts[i].nbytes));
       }
       copies.push_back({out.data() + offset, t.data, t.bytes});
+    } else {
+      std::fill_n(out.data() + offset, layouts[i].nbytes, std::byte{0});
     }
     offset += layouts[i].nbytes;
   }
   backend.download_all(copies);
+}
+
+std::vector<std::byte> download_concatenated(Backend& backend, const std::vector<DeviceTensor>& device,
+                                             const std::vector<TensorLayout>& layouts) {
+  std::vector<std::byte> out = take_payload_buffer(concatenated_bytes(layouts));
+  out.resize(concatenated_bytes(layouts));
+  download_concatenated_into(backend, device, layouts, out);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "device/backend.h"
@@ -69,6 +70,11 @@ void poison(Backend& backend, std::vector<DeviceTensor>& tensors, std::uint8_t p
 [[nodiscard]] std::vector<std::byte> download_concatenated(Backend& backend,
                                                            const std::vector<DeviceTensor>& device,
                                                            const std::vector<TensorLayout>& layouts);
+// The same into `out`, which must hold concatenated_bytes(layouts) bytes exactly (a
+// reply's place in the shared reply region).
+void download_concatenated_into(Backend& backend, const std::vector<DeviceTensor>& device,
+                                const std::vector<TensorLayout>& layouts, std::span<std::byte> out);
+[[nodiscard]] std::size_t concatenated_bytes(const std::vector<TensorLayout>& layouts);
 
 // kh_args in ABI order: inputs, then outputs. The result points into the tensors'
 // views, so it is valid while they live.

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
+#include <iostream>
 
 #include "error/error.h"
 #include "eval/device_inputs.h"
@@ -82,7 +84,51 @@ void record_failure(Backend& backend, const std::string& what, EvalStatus status
 
 }  // namespace
 
-MeasurementService::MeasurementService(std::unique_ptr<Backend> backend) : backend_(std::move(backend)) {}
+MeasurementService::MeasurementService(std::unique_ptr<Backend> backend, std::span<std::byte> reply_region)
+    : backend_(std::move(backend)), reply_region_(reply_region) {}
+
+MeasurementService::~MeasurementService() {
+  if (pinned_bytes_ > 0) backend_->unpin_host_range(reply_region_.data());
+}
+
+std::span<std::byte> MeasurementService::region_for(std::size_t bytes) {
+  if (bytes == 0 || bytes > reply_region_.size()) return {};
+  if (bytes > pinned_bytes_ && pin_failure_.empty()) {
+    // Pinned in powers of two from 1 MiB: a few registrations over a worker's life, each
+    // as large as the largest payload so far needs.
+    if (pinned_bytes_ > 0) backend_->unpin_host_range(reply_region_.data());
+    pinned_bytes_ = 0;
+    const std::size_t want =
+        std::min(reply_region_.size(), std::bit_ceil(std::max(bytes, std::size_t{1} << 20)));
+    pin_failure_ = backend_->pin_host_range(reply_region_.data(), want);
+    if (pin_failure_.empty()) {
+      pinned_bytes_ = want;
+    } else {
+      std::cerr << "kharness worker: the reply region stays pageable (" << pin_failure_
+                << "); outputs are copied through the driver's staging buffer\n";
+    }
+  }
+  return reply_region_.first(bytes);
+}
+
+Message MeasurementService::reply_with_outputs(std::string_view kind, std::uint64_t request_id,
+                                               ordered_json fields, const std::vector<DeviceTensor>& device,
+                                               const std::vector<TensorLayout>& layouts,
+                                               double& download_ms) {
+  const auto start = Clock::now();
+  const std::size_t bytes = concatenated_bytes(layouts);
+  const std::span<std::byte> region = region_for(bytes);
+  if (region.empty()) {
+    std::vector<std::byte> payload = download_concatenated(*backend_, device, layouts);
+    download_ms += ms_since(start);
+    return Message::make(kind, request_id, std::move(fields), std::move(payload));
+  }
+  download_concatenated_into(*backend_, device, layouts, region);
+  download_ms += ms_since(start);
+  Message reply = Message::make(kind, request_id, std::move(fields));
+  reply.payload_in_region = bytes;
+  return reply;
+}
 
 Message MeasurementService::handle(const Message& request) {
   const std::string& kind = request.kind();
@@ -182,14 +228,15 @@ Message MeasurementService::check(const Message& request) {
     return Message::make(measurement::kCheck, request.request_id, reply);
   }
   t = Clock::now();
-  std::vector<std::byte> payload = download_concatenated(*backend_, device_out, layouts);
-  phases["download"] = ms_since(t);
-  t = Clock::now();
   reply["input_hashes_after"] = hash_inputs(*backend_, device_in);
   phases["hash"] = phases["hash"].get<double>() + ms_since(t);
   reply["outputs"] = describe_tensors(w.definition.outputs, layouts);
-  reply["phases_ms"] = std::move(phases);
-  return Message::make(measurement::kCheck, request.request_id, reply, std::move(payload));
+  double download_ms = 0;
+  Message m =
+      reply_with_outputs(measurement::kCheck, request.request_id, reply, device_out, layouts, download_ms);
+  m.header["phases_ms"] = std::move(phases);
+  m.header["phases_ms"]["download"] = download_ms;
+  return m;
 }
 
 Message MeasurementService::time(const Message& request) {
@@ -251,11 +298,11 @@ Message MeasurementService::timed_outputs(const Message& request) {
     all.insert(all.end(), kept_outputs_[s].begin(), kept_outputs_[s].end());
     layouts.insert(layouts.end(), kept_layouts_.begin(), kept_layouts_.end());
   }
-  const auto start = Clock::now();
-  std::vector<std::byte> payload = download_concatenated(*backend_, all, layouts);
-  return Message::make(measurement::kTimedOutputs, request.request_id,
-                       {{"slots", described}, {"phases_ms", {{"download", ms_since(start)}}}},
-                       std::move(payload));
+  double download_ms = 0;
+  Message m = reply_with_outputs(measurement::kTimedOutputs, request.request_id, {{"slots", described}}, all,
+                                 layouts, download_ms);
+  m.header["phases_ms"] = {{"download", download_ms}};
+  return m;
 }
 
 int run_measurement_worker(const std::string& backend_name) {
@@ -263,7 +310,7 @@ int run_measurement_worker(const std::string& backend_name) {
   std::unique_ptr<MeasurementService> service;
   std::string startup_error;
   try {
-    service = std::make_unique<MeasurementService>(make_backend(backend_name));
+    service = std::make_unique<MeasurementService>(make_backend(backend_name), channel.reply_region());
   } catch (const Error& e) {
     startup_error = e.what();  // answered to every request below, so the orchestrator sees why
   }

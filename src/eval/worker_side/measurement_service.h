@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,12 @@ namespace kh {
 
 class MeasurementService {
  public:
-  explicit MeasurementService(std::unique_ptr<Backend> backend);
+  // `reply_region`: the channel's shared reply region (worker/shared_region.h), where
+  // output payloads are written in place; empty to send them through the socket.
+  explicit MeasurementService(std::unique_ptr<Backend> backend, std::span<std::byte> reply_region = {});
+  ~MeasurementService();
+  MeasurementService(const MeasurementService&) = delete;
+  MeasurementService& operator=(const MeasurementService&) = delete;
 
   // Answers one request; throws kh::Error for a malformed request.
   [[nodiscard]] Message handle(const Message& request);
@@ -34,8 +40,20 @@ class MeasurementService {
   [[nodiscard]] Message time(const Message& request);
   [[nodiscard]] Message timed_outputs(const Message& request);
   [[nodiscard]] const Kernel& kernel() const;
+  // A reply whose payload is `device` laid out as `layouts`: downloaded in place into the
+  // reply region when it fits there, else into a payload buffer. Adds the download's
+  // milliseconds to `download_ms`.
+  [[nodiscard]] Message reply_with_outputs(std::string_view kind, std::uint64_t request_id,
+                                           nlohmann::ordered_json fields,
+                                           const std::vector<DeviceTensor>& device,
+                                           const std::vector<TensorLayout>& layouts, double& download_ms);
+  // The first `bytes` of the reply region, page-locked as far as the backend can.
+  [[nodiscard]] std::span<std::byte> region_for(std::size_t bytes);
 
   std::unique_ptr<Backend> backend_;
+  std::span<std::byte> reply_region_;
+  std::size_t pinned_bytes_ = 0;  // of reply_region_, from its start
+  std::string pin_failure_;       // once pinning failed, it is not tried again
   // Check calls served on the current workload, to name profiler ranges (profiler_ranges.h).
   std::string ranged_workload_;
   std::uint64_t calls_on_workload_ = 0;
