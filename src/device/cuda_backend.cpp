@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 
@@ -114,19 +115,63 @@ CudaBackend::CudaBackend(int ordinal)
       properties_(query_properties(ordinal_)),
       flush_(static_cast<std::size_t>(properties_.l2CacheSize)),
       clocks_(gpu_pci_bus_id(ordinal_)),
-      info_(describe(ordinal_, properties_, clocks_)) {}
+      info_(describe(ordinal_, properties_, clocks_)),
+      // Up to a sixteenth of the device, at most 8 GiB: room for a timing trial's input
+      // sets at large shapes, little taken from a candidate that allocates its own.
+      blocks_(std::size_t{1} << 20,
+              std::min(std::size_t{8} << 30, static_cast<std::size_t>(properties_.totalGlobalMem) / 16)) {}
 
 int CudaBackend::dlpack_device_type() const { return kDLCUDA; }
 
+CudaBackend::~CudaBackend() { free_blocks(blocks_.drain()); }
+
 void* CudaBackend::allocate(std::size_t bytes) {
-  void* ptr = nullptr;
   // cudaMalloc(0) may return null; one byte keeps allocate()'s never-null promise.
-  KH_CUDA_CALL(cudaMalloc(&ptr, bytes == 0 ? 1 : bytes));
+  const std::size_t size = bytes == 0 ? 1 : bytes;
+  if (void* kept = blocks_.take(size)) {
+    // Work queued before the block was given back may still touch it, as cudaFree would
+    // have waited for. A failing wait leaves the block kept, and throws.
+    try {
+      synchronize();
+    } catch (const Error&) {
+      free_blocks(blocks_.keep(kept, size));
+      throw;
+    }
+    remember_size(kept, size);
+    return kept;
+  }
+  void* ptr = nullptr;
+  cudaError_t status = cudaMalloc(&ptr, size);
+  if (status == cudaErrorMemoryAllocation) {
+    static_cast<void>(cudaGetLastError());  // not sticky; the retry decides
+    free_blocks(blocks_.drain());
+    status = cudaMalloc(&ptr, size);
+  }
+  KH_CUDA_CALL(status);
+  remember_size(ptr, size);
   return ptr;
 }
 
 void CudaBackend::release(void* ptr) noexcept {
-  if (ptr != nullptr) KH_CUDA_CALL_NOEXCEPT(cudaFree(ptr));
+  if (ptr == nullptr) return;
+  std::size_t size = 0;
+  {
+    const std::lock_guard lock(sizes_mutex_);
+    if (const auto it = sizes_.find(ptr); it != sizes_.end()) {
+      size = it->second;
+      sizes_.erase(it);
+    }
+  }
+  free_blocks(size > 0 ? blocks_.keep(ptr, size) : std::vector<void*>{ptr});
+}
+
+void CudaBackend::remember_size(void* ptr, std::size_t size) {
+  const std::lock_guard lock(sizes_mutex_);
+  sizes_[ptr] = size;
+}
+
+void CudaBackend::free_blocks(const std::vector<void*>& blocks) noexcept {
+  for (void* b : blocks) KH_CUDA_CALL_NOEXCEPT(cudaFree(b));
 }
 
 void CudaBackend::upload(void* dst, const void* src, std::size_t bytes) {

@@ -9,11 +9,15 @@
 
 #include <cuda_runtime_api.h>
 
+#include <mutex>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "device/backend.h"
 #include "device/cuda_resident_tables.h"
 #include "device/cuda_stream.h"
+#include "device/device_block_cache.h"
 #include "timing/clock_monitor.h"
 #include "timing/l2_flush.h"
 
@@ -23,6 +27,9 @@ class CudaBackend final : public Backend {
  public:
   // Throws kh::Error "no CUDA device: <reason>" when there is no usable device.
   explicit CudaBackend(int ordinal = 0);
+  ~CudaBackend() override;
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
 
   [[nodiscard]] const DeviceInfo& info() const override { return info_; }
   [[nodiscard]] int dlpack_device_type() const override;
@@ -67,6 +74,8 @@ class CudaBackend final : public Backend {
 
  private:
   [[nodiscard]] double empty_launch_latency(std::string& how);
+  void remember_size(void* ptr, std::size_t size);
+  static void free_blocks(const std::vector<void*>& blocks) noexcept;
 
   int ordinal_;
   cudaDeviceProp properties_;
@@ -77,6 +86,11 @@ class CudaBackend final : public Backend {
   DeviceInfo info_;
   CudaResidentTables tables_;
   bool sticky_ = false;
+  // Freed blocks kept for the next allocation of their size (device_block_cache.h), and
+  // the size of every block handed out, which release() is not told.
+  DeviceBlockCache blocks_;
+  std::mutex sizes_mutex_;
+  std::unordered_map<void*, std::size_t> sizes_;
 };
 
 // Whether a CUDA error leaves the context unusable (CUDA runtime documentation:

@@ -3,6 +3,7 @@
 
 #include <dlpack/dlpack.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "gpu_required.h"
 #include "timing/clock_monitor.h"
+#include "worker/shared_region.h"
 
 namespace kh {
 namespace {
@@ -59,6 +61,61 @@ TEST(CudaBackend, FillUploadDownloadRoundTrip) {
   void* empty = backend.allocate(0);
   EXPECT_NE(empty, nullptr);
   backend.release(empty);
+}
+
+TEST(CudaBackend, AFreedLargeBlockServesTheNextAllocationOfItsSizeOnly) {
+  KH_REQUIRE_GPU();
+  CudaBackend backend;
+  constexpr std::size_t kBytes = std::size_t{64} << 20;
+  void* first = backend.allocate(kBytes);
+  backend.fill(first, 0x11, kBytes);
+  backend.release(first);
+  void* other = backend.allocate(kBytes + 4096);
+  EXPECT_NE(other, first) << "a kept block went to a request of another size";
+  void* again = backend.allocate(kBytes);
+  EXPECT_EQ(again, first);
+  // Usable as any fresh block.
+  backend.fill(again, 0x22, kBytes);
+  std::vector<std::uint8_t> host(kBytes, 0);
+  backend.download(host.data(), again, kBytes);
+  EXPECT_EQ(host.front(), 0x22);
+  EXPECT_EQ(host.back(), 0x22);
+  backend.release(again);
+  backend.release(other);
+}
+
+TEST(CudaBackend, PinnedHostRangeTakesDownloadsAndIsReleased) {
+  KH_REQUIRE_GPU();
+  CudaBackend backend;
+  constexpr std::size_t kBytes = std::size_t{8} << 20;
+  std::vector<std::uint8_t> host(kBytes, 0);
+  ASSERT_EQ(backend.pin_host_range(host.data(), kBytes), "");
+  void* device = backend.allocate(kBytes);
+  backend.fill(device, 0x6B, kBytes);
+  backend.download(host.data(), device, kBytes);
+  EXPECT_EQ(host[kBytes / 2], 0x6B);
+  backend.unpin_host_range(host.data());
+  EXPECT_EQ(backend.pin_host_range(host.data(), kBytes), "") << "unpinned, so it can be pinned again";
+  backend.unpin_host_range(host.data());
+  backend.release(device);
+}
+
+// The worker pins its side of the shared reply region, a memfd mapping: downloads land
+// in it and the orchestrator's read-only mapping sees them.
+TEST(CudaBackend, ASharedReplyRegionCanBePinnedAndDownloadedInto) {
+  KH_REQUIRE_GPU();
+  CudaBackend backend;
+  constexpr std::size_t kBytes = std::size_t{16} << 20;
+  const SharedRegion orchestrator = SharedRegion::create(kBytes);
+  const SharedRegion worker = SharedRegion::map_inherited(::dup(orchestrator.fd()));
+  ASSERT_EQ(backend.pin_host_range(worker.bytes().data(), kBytes), "");
+  void* device = backend.allocate(kBytes);
+  backend.fill(device, 0x3C, kBytes);
+  backend.download(worker.bytes().data(), device, kBytes);
+  EXPECT_EQ(orchestrator.bytes()[0], std::byte{0x3C});
+  EXPECT_EQ(orchestrator.bytes()[kBytes - 1], std::byte{0x3C});
+  backend.unpin_host_range(worker.bytes().data());
+  backend.release(device);
 }
 
 TEST(CudaBackend, OffersCuptiFirstThenEvents) {
