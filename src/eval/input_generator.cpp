@@ -218,12 +218,4 @@ void generate_structured_on_host(const StructuredInputs& generator, const Defini
     if (slots[i].scalar && slots[i].random) write_from_double(inputs[i], 0, slots[i].scalar_value);
 }
 
-std::vector<HostTensor> make_outputs(const Definition& definition, const AxisValues& axes) {
-  std::vector<HostTensor> outputs;
-  for (const auto& [name, spec] : definition.outputs)
-    outputs.push_back(spec.is_scalar() ? HostTensor::scalar(spec.dtype)
-                                       : HostTensor(spec.dtype, concrete_shape(spec, axes, name)));
-  return outputs;
-}
-
 }  // namespace kh

@@ -117,7 +117,4 @@ void generate_structured_on_host(const StructuredInputs& generator, const Defini
                                  const AxisValues& axes, std::uint64_t seed, std::vector<HostTensor>& inputs,
                                  const std::vector<bool>& random);
 
-// Zeroed output tensors of the right dtype and shape, in definition order.
-[[nodiscard]] std::vector<HostTensor> make_outputs(const Definition& definition, const AxisValues& axes);
-
 }  // namespace kh

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-
 #include "error/error.h"
 #include "eval/wire/measurement_protocol.h"
 #include "eval/workload_shapes.h"
@@ -27,7 +26,7 @@ std::vector<TensorLayout> output_layouts(const Definition& definition, const Axi
   for (const auto& [name, spec] : definition.outputs) {
     std::vector<std::int64_t> shape = concrete_shape(spec, axes, name);
     const std::size_t nbytes = dtype_storage_bytes(spec.dtype, checked_numel(spec.dtype, shape));
-    out.push_back({spec.dtype, std::move(shape), nbytes});
+    out.push_back({spec.dtype, std::move(shape), nbytes, spec.is_scalar()});
   }
   return out;
 }

@@ -23,9 +23,10 @@ struct TensorLayout {
   DType dtype = DType::float32;
   std::vector<std::int64_t> shape;
   std::size_t nbytes = 0;
+  bool scalar = false;  // an output scalar: no device buffer, zeros in a payload
 };
 
-// The layouts of a definition's outputs at `axes`, as make_outputs would allocate them.
+// The layouts of a definition's outputs at `axes`.
 [[nodiscard]] std::vector<TensorLayout> output_layouts(const Definition& definition, const AxisValues& axes);
 
 // [{name, dtype, shape, nbytes}] for tensors named by `specs` in order.

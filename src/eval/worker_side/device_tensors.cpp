@@ -113,10 +113,24 @@ std::vector<DeviceTensor> upload(Backend& backend, const std::vector<HostTensor>
   return out;
 }
 
-std::vector<DeviceTensor> allocate_like(Backend& backend, const std::vector<HostTensor>& host) {
-  auto arena = std::make_shared<DeviceBuffer>(backend, set_bytes(host));
+std::vector<DeviceTensor> allocate_outputs(Backend& backend, const std::vector<TensorLayout>& layouts) {
+  std::size_t total = 0;
+  for (const TensorLayout& l : layouts) total += l.scalar ? 0 : arena_bytes(l.nbytes);
+  auto arena = std::make_shared<DeviceBuffer>(backend, total);
+  std::vector<DeviceTensor> out;
+  out.reserve(layouts.size());
   std::size_t offset = 0;
-  return place(backend, arena, offset, host, nullptr);
+  for (const TensorLayout& l : layouts) {
+    DeviceTensor d{l.dtype, l.shape, l.scalar, 0, arena, nullptr, 0, {}};
+    if (!l.scalar) {
+      d.data = static_cast<std::byte*>(arena->data()) + offset;
+      d.bytes = l.nbytes;
+      offset += arena_bytes(l.nbytes);
+    }
+    d.make_view(backend);
+    out.push_back(std::move(d));
+  }
+  return out;
 }
 
 void poison(Backend& backend, std::vector<DeviceTensor>& tensors, std::uint8_t pattern) {

@@ -61,8 +61,11 @@ struct DeviceTensor {
 // The same for many input sets, with one synchronisation for all of them.
 [[nodiscard]] std::vector<std::vector<DeviceTensor>> upload_sets(
     Backend& backend, const std::vector<std::vector<HostTensor>>& host);
-// Fresh device buffers shaped like `host`, each filled with `poison`.
-[[nodiscard]] std::vector<DeviceTensor> allocate_like(Backend& backend, const std::vector<HostTensor>& host);
+// Device buffers for outputs laid out as `layouts` (output_layouts()), in one block, not
+// filled. Made from the layouts alone: a host tensor as a template cost a memset of each
+// output's size on every request (64 MB for gemm at M = 8192).
+[[nodiscard]] std::vector<DeviceTensor> allocate_outputs(Backend& backend,
+                                                         const std::vector<TensorLayout>& layouts);
 void poison(Backend& backend, std::vector<DeviceTensor>& tensors, std::uint8_t pattern);
 // Copies device tensors back one after another into one buffer laid out as `layouts`
 // says (a reply's payload): the bytes are written once on the host, not into a tensor

@@ -180,7 +180,6 @@ Message MeasurementService::check(const Message& request) {
   RequestedWorkload w = parse_workload_request(request.header);
   const auto seed = request.header.at("seed").get<std::uint64_t>();
   const AxisValues axes = resolve_axes(w.definition, w.workload);
-  std::vector<HostTensor> outputs = make_outputs(w.definition, axes);
   // The replies' layout: the one the orchestrator checks them against.
   const std::vector<TensorLayout> layouts = output_layouts(w.definition, axes);
   ordered_json phases = ordered_json::object();  // the worker's account, for the trace
@@ -192,7 +191,7 @@ Message MeasurementService::check(const Message& request) {
   ordered_json reply = {{"input_hashes_before", hash_inputs(*backend_, device_in)}, {"sticky", false}};
   phases["hash"] = ms_since(t);
   t = Clock::now();
-  std::vector<DeviceTensor> device_out = allocate_like(*backend_, outputs);
+  std::vector<DeviceTensor> device_out = allocate_outputs(*backend_, layouts);
   poison(*backend_, device_out, request.header.value("poison", std::uint8_t{0xFF}));
   backend_->synchronize();
   phases["poison"] = ms_since(t);
@@ -251,8 +250,8 @@ Message MeasurementService::time(const Message& request) {
   t = Clock::now();
   ordered_json before = hash_input_sets(*backend_, device_sets);
   double hash_ms = ms_since(t);
-  const std::vector<HostTensor> templates =
-      make_outputs(w.definition, resolve_axes(w.definition, w.workload));
+  const std::vector<TensorLayout> layouts =
+      output_layouts(w.definition, resolve_axes(w.definition, w.workload));
   TimedLoopConfig config;
   config.protocol = read_protocol(h, "time request");
   config.recheck = h.value("recheck", 4);
@@ -263,7 +262,7 @@ Message MeasurementService::time(const Message& request) {
   TimedLoopResult r;
   KeptOutputs kept;
   try {
-    r = run_timed_loop(*backend_, solution, device_sets, templates, config, kept);
+    r = run_timed_loop(*backend_, solution, device_sets, layouts, config, kept);
   } catch (const Error& e) {
     r.error = e.what();
   }
@@ -279,7 +278,7 @@ Message MeasurementService::time(const Message& request) {
   hash_ms += ms_since(t);
   kept_outputs_ = std::move(kept);
   kept_specs_ = w.definition.outputs;
-  kept_layouts_ = output_layouts(w.definition, resolve_axes(w.definition, w.workload));
+  kept_layouts_ = layouts;
   reply["setup_ms"] = {{"generate", generate_ms}, {"hash", hash_ms}};
   return timed_reply(request.request_id, r, reply);
 }

@@ -41,10 +41,10 @@ struct OutputSlots {
   std::vector<int> last_set;
 };
 
-OutputSlots make_slots(Backend& backend, const std::vector<HostTensor>& templates, int count) {
+OutputSlots make_slots(Backend& backend, const std::vector<TensorLayout>& layouts, int count) {
   OutputSlots s;
   for (int i = 0; i < count; ++i) {
-    s.slots.push_back(allocate_like(backend, templates));
+    s.slots.push_back(allocate_outputs(backend, layouts));
     s.last_iteration.push_back(-1);
     s.last_set.push_back(-1);
   }
@@ -54,12 +54,12 @@ OutputSlots make_slots(Backend& backend, const std::vector<HostTensor>& template
 class Loop {
  public:
   Loop(Backend& backend, const Kernel& kernel, std::vector<std::vector<DeviceTensor>>& sets,
-       const std::vector<HostTensor>& templates, const TimedLoopConfig& config)
+       const std::vector<TensorLayout>& layouts, const TimedLoopConfig& config)
       : backend_(backend),
         kernel_(kernel),
         sets_(sets),
         config_(config),
-        slots_(make_slots(backend, templates, std::max(1, config.recheck))) {}
+        slots_(make_slots(backend, layouts, std::max(1, config.recheck))) {}
 
   TimedLoopResult run() {
     TimerPair timers = make_timers(backend_);
@@ -224,10 +224,10 @@ class Loop {
 
 TimedLoopResult run_timed_loop(Backend& backend, const Kernel& kernel,
                                std::vector<std::vector<DeviceTensor>>& input_sets,
-                               const std::vector<HostTensor>& output_templates, const TimedLoopConfig& config,
+                               const std::vector<TensorLayout>& output_layouts, const TimedLoopConfig& config,
                                KeptOutputs& kept) {
   if (input_sets.empty()) throw Error("timed loop needs at least one input set");
-  Loop loop(backend, kernel, input_sets, output_templates, config);
+  Loop loop(backend, kernel, input_sets, output_layouts, config);
   TimedLoopResult result = loop.run();
   kept = loop.take_kept();
   return result;

@@ -35,7 +35,7 @@ using KeptOutputs = std::vector<std::vector<DeviceTensor>>;
 // `kept` receives the slots; the result's slots describe them (hashes left empty).
 [[nodiscard]] TimedLoopResult run_timed_loop(Backend& backend, const Kernel& kernel,
                                              std::vector<std::vector<DeviceTensor>>& input_sets,
-                                             const std::vector<HostTensor>& output_templates,
+                                             const std::vector<TensorLayout>& output_layouts,
                                              const TimedLoopConfig& config, KeptOutputs& kept);
 
 }  // namespace kh
