@@ -106,6 +106,9 @@ LaneWorkers::LaneWorkers(const EvaluationTarget& target, const EvalOptions& opti
     : options_(options),
       candidate_config_(worker_config(target, options, lane, work_dir, "candidate")),
       latencies_(cache_dir_of(options), options.reference_cache_max_age) {
+  // The candidate's worker starts beside the reference's, the builds and the reference's
+  // load: each start is a process, a jail and a CUDA context.
+  candidate_ = std::make_unique<MeasurementClient>(candidate_config_, MeasurementClient::SpawnOnly{});
   reference_ =
       std::make_unique<MeasurementClient>(worker_config(target, options, lane, work_dir, "reference"));
   device_.device = reference_->device();
@@ -114,7 +117,7 @@ LaneWorkers::LaneWorkers(const EvaluationTarget& target, const EvalOptions& opti
 }
 
 nlohmann::ordered_json LaneWorkers::sandbox() {
-  return (candidate_ ? *candidate_ : *reference_).isolation().to_json();
+  return (candidate_started_ ? *candidate_ : *reference_).isolation().to_json();
 }
 
 void LaneWorkers::prepare_reference(const EvaluationTarget& target, const BuildResult& reference_build) {
@@ -137,7 +140,8 @@ void LaneWorkers::prepare_reference(const EvaluationTarget& target, const BuildR
 
 std::optional<CandidateLoadFailure> LaneWorkers::start_candidate(const EvaluationTarget& target,
                                                                  const BuildResult& candidate_build) {
-  candidate_ = std::make_unique<MeasurementClient>(candidate_config_);
+  candidate_->await_start();
+  candidate_started_ = true;
   try {
     candidate_->load(load_request(target.candidate, target.definition, candidate_build));
   } catch (const KernelRejected& e) {

@@ -58,7 +58,8 @@ class LaneWorkers {
   const EvalOptions& options_;
   WorkerConfig candidate_config_;
   std::unique_ptr<MeasurementClient> reference_;
-  std::unique_ptr<MeasurementClient> candidate_;
+  std::unique_ptr<MeasurementClient> candidate_;  // spawned with the reference, started by start_candidate()
+  bool candidate_started_ = false;
   std::unique_ptr<OutputChecker> checker_;
   LaneDevice device_;
   ReferenceLatencyCache latencies_;

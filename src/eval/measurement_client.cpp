@@ -200,8 +200,15 @@ nlohmann::ordered_json workload_fields(const Definition& d, const Workload& w,
 
 }  // namespace
 
+MeasurementClient::MeasurementClient(WorkerConfig config, SpawnOnly)
+    : config_(std::move(config)), session_(spawn_options(config_)) {}
+
 MeasurementClient::MeasurementClient(WorkerConfig config)
-    : config_(std::move(config)), session_(spawn_options(config_)) {
+    : MeasurementClient(std::move(config), SpawnOnly{}) {
+  await_start();
+}
+
+void MeasurementClient::await_start() {
   try {
     start();
   } catch (const Error& e) {

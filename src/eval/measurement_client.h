@@ -82,6 +82,12 @@ class MeasurementClient {
   // Starts the worker and reads the device. Throws kh::Error when the worker cannot
   // start (e.g. no CUDA device).
   explicit MeasurementClient(WorkerConfig config);
+  // Only spawns the worker: its start (a CUDA context, a few hundred milliseconds)
+  // overlaps whatever the caller does until await_start(), which must come first.
+  struct SpawnOnly {};
+  MeasurementClient(WorkerConfig config, SpawnOnly);
+  // Waits for a worker spawned with SpawnOnly to start, as the first constructor does.
+  void await_start();
 
   // Loads a built solution; it is loaded again whenever the worker is replaced. `request`
   // is what solution_build's load_request() gives. Throws KernelRejected when the
