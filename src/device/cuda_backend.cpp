@@ -118,8 +118,7 @@ CudaBackend::CudaBackend(int ordinal)
       info_(describe(ordinal_, properties_, clocks_)),
       // Up to a sixteenth of the device, at most 8 GiB: room for a timing trial's input
       // sets at large shapes, little taken from a candidate that allocates its own.
-      blocks_(std::size_t{1} << 20,
-              std::min(std::size_t{8} << 30, static_cast<std::size_t>(properties_.totalGlobalMem) / 16)) {}
+      blocks_(1, std::min(std::size_t{8} << 30, static_cast<std::size_t>(properties_.totalGlobalMem) / 16)) {}
 
 int CudaBackend::dlpack_device_type() const { return kDLCUDA; }
 
