@@ -13,22 +13,40 @@ namespace code = detail::dtype_code;
 constexpr unsigned kThreads = 256;
 constexpr std::uint64_t kMaxBlocks = 4096;  // grid-stride beyond: enough to fill every SM
 
+// The ziggurat's tables, copied into the block's shared memory: every normal draw reads
+// two entries at a random layer, and from global memory a warp's 32 scattered reads
+// replay through the L1 several times over.
+__device__ const detail::ZigguratTables& stage_tables(detail::ZigguratTables& shared,
+                                                      const detail::ZigguratTables* global) {
+  constexpr unsigned kWords = sizeof(detail::ZigguratTables) / sizeof(double);
+  static_assert(sizeof(detail::ZigguratTables) % sizeof(double) == 0);
+  const auto* from = reinterpret_cast<const double*>(global);
+  auto* to = reinterpret_cast<double*>(&shared);
+  for (unsigned k = threadIdx.x; k < kWords; k += blockDim.x) to[k] = from[k];
+  __syncthreads();
+  return shared;
+}
+
 template <std::uint8_t Code>
 __global__ void fill_elements(void* out, std::uint64_t n, detail::FillRule rule,
                               const detail::ZigguratTables* tables) {
+  __shared__ detail::ZigguratTables shared_tables;
+  const detail::ZigguratTables& t = stage_tables(shared_tables, tables);
   using T = typename detail::Stored<Code>::type;
   T* const o = static_cast<T*>(out);
   const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
   for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
-    o[i] = detail::generate_element<Code>(rule, *tables, i);
+    o[i] = detail::generate_element<Code>(rule, t, i);
 }
 
 __global__ void fill_fp4_bytes(std::uint8_t* out, std::uint64_t n, detail::FillRule rule,
                                const detail::ZigguratTables* tables) {
+  __shared__ detail::ZigguratTables shared_tables;
+  const detail::ZigguratTables& t = stage_tables(shared_tables, tables);
   const std::uint64_t bytes = (n + 1) / 2;
   const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
   for (std::uint64_t j = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; j < bytes; j += stride)
-    out[j] = detail::generate_fp4_byte(rule, *tables, j, n);
+    out[j] = detail::generate_fp4_byte(rule, t, j, n);
 }
 
 unsigned blocks_for(std::uint64_t n) {
