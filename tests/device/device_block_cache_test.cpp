@@ -2,14 +2,15 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdint>
+#include <cstddef>
 #include <vector>
 
 namespace kh {
 namespace {
 
-// Addresses only: the cache never touches what they point to.
-void* at(std::uintptr_t a) { return reinterpret_cast<void*>(a); }
+// Distinct addresses only: the cache never touches what they point to.
+char blocks[0x4000];
+void* at(std::size_t a) { return blocks + a; }
 
 TEST(DeviceBlockCache, GivesBackOnlyABlockOfExactlyTheSizeAsked) {
   DeviceBlockCache cache(100, 10000);
