@@ -56,23 +56,21 @@ TEST(ReplyRegion, APayloadWrittenInTheRegionArrivesWholeAndTheKeyIsGone) {
   EXPECT_TRUE(again.payload == second);
 }
 
-TEST(ReplyRegion, APayloadLargerThanTheRegionStillArrivesThroughTheSocket) {
+// A worker with a region of `region_bytes` echoes `bytes` through the socket, whole.
+void expect_echo_through_the_socket(std::size_t region_bytes, std::size_t bytes) {
   test::ScratchDir dir;
-  auto child = WorkerProcess::spawn(child_options(dir, 4096));
-  const std::vector<std::byte> sent = pattern(100000);
+  auto child = WorkerProcess::spawn(child_options(dir, region_bytes));
+  const std::vector<std::byte> sent = pattern(bytes);
   const Message reply = ask(child, "region_echo", sent);
   EXPECT_EQ(reply.header.at("in_region"), false);
   EXPECT_TRUE(reply.payload == sent);
 }
 
-TEST(ReplyRegion, AWorkerStartedWithoutOneHasNone) {
-  test::ScratchDir dir;
-  auto child = WorkerProcess::spawn(child_options(dir, 0));
-  const std::vector<std::byte> sent = pattern(5000);
-  const Message reply = ask(child, "region_echo", sent);
-  EXPECT_EQ(reply.header.at("in_region"), false);
-  EXPECT_TRUE(reply.payload == sent);
+TEST(ReplyRegion, APayloadLargerThanTheRegionStillArrivesThroughTheSocket) {
+  expect_echo_through_the_socket(4096, 100000);
 }
+
+TEST(ReplyRegion, AWorkerStartedWithoutOneHasNone) { expect_echo_through_the_socket(0, 5000); }
 
 TEST(ReplyRegion, TheWorkerCanNeitherShrinkNorGrowIt) {
   test::ScratchDir dir;
