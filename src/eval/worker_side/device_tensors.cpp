@@ -65,11 +65,10 @@ std::size_t set_bytes(const std::vector<HostTensor>& set) {
   return total;
 }
 
-// Places `host`'s tensors in `arena` from `offset` on; stages their uploads in `copies`
-// when `copies` is given (outputs are only allocated).
+// Places `host`'s tensors in `arena` from `offset` on and stages their uploads in `copies`.
 std::vector<DeviceTensor> place(const Backend& backend, const std::shared_ptr<DeviceBuffer>& arena,
                                 std::size_t& offset, const std::vector<HostTensor>& host,
-                                std::vector<Backend::Copy>* copies) {
+                                std::vector<Backend::Copy>& copies) {
   std::vector<DeviceTensor> out;
   out.reserve(host.size());
   for (const HostTensor& h : host) {
@@ -80,7 +79,7 @@ std::vector<DeviceTensor> place(const Backend& backend, const std::shared_ptr<De
       d.data = static_cast<std::byte*>(arena->data()) + offset;
       d.bytes = h.nbytes();
       offset += aligned(std::max<std::size_t>(h.nbytes(), 1));
-      if (copies != nullptr && h.nbytes() > 0) copies->push_back({d.data, h.bytes().data(), h.nbytes()});
+      if (h.nbytes() > 0) copies.push_back({d.data, h.bytes().data(), h.nbytes()});
     }
     d.make_view(backend);
     out.push_back(std::move(d));
@@ -99,7 +98,7 @@ std::vector<std::vector<DeviceTensor>> upload_sets(Backend& backend,
   std::vector<std::vector<DeviceTensor>> out;
   out.reserve(host.size());
   std::size_t offset = 0;
-  for (const auto& set : host) out.push_back(place(backend, arena, offset, set, &copies));
+  for (const auto& set : host) out.push_back(place(backend, arena, offset, set, copies));
   backend.upload_all(copies);
   return out;
 }
@@ -108,7 +107,7 @@ std::vector<DeviceTensor> upload(Backend& backend, const std::vector<HostTensor>
   auto arena = std::make_shared<DeviceBuffer>(backend, set_bytes(host));
   std::vector<Backend::Copy> copies;
   std::size_t offset = 0;
-  std::vector<DeviceTensor> out = place(backend, arena, offset, host, &copies);
+  std::vector<DeviceTensor> out = place(backend, arena, offset, host, copies);
   backend.upload_all(copies);
   return out;
 }
