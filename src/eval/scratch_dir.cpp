@@ -4,7 +4,9 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "error/error.h"
 
@@ -14,6 +16,18 @@ namespace {
 
 constexpr std::string_view kPrefix = "kharness-eval-";
 constexpr const char* kLock = "owner.lock";
+
+// A dead owner's workers die with it, but one may still be closing its log when the
+// sweep starts, and a file made behind remove_all() makes it fail: try again briefly.
+bool remove_dead_folder(const fs::path& dir) {
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    if (!fs::exists(dir, ec)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -30,8 +44,7 @@ std::size_t remove_orphaned_scratch_dirs(const fs::path& temp_root) {
     if (fd < 0) continue;  // no lock file: not ours to judge
     // The owner holds the lock while it lives; the kernel drops it when the owner dies.
     if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
-      std::error_code rm_ec;
-      removed += fs::remove_all(it->path(), rm_ec) > 0 ? 1 : 0;
+      removed += remove_dead_folder(it->path()) ? 1 : 0;
     }
     ::close(fd);
   }

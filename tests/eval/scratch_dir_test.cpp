@@ -32,6 +32,22 @@ std::vector<fs::path> scratch_dirs(const fs::path& root) {
   return out;
 }
 
+// True once nothing holds the folder's lock. A killed run's children that were between
+// fork and exec hold it too (they inherited the descriptor) until the kill reaches them,
+// a few milliseconds after the run itself is reaped; until then the run is not all dead.
+bool lock_released(const fs::path& dir, std::chrono::seconds within) {
+  const auto deadline = std::chrono::steady_clock::now() + within;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const int fd = ::open((dir / "owner.lock").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+    ::close(fd);
+    if (free) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 TEST(ScratchDir, OnlyFoldersWhoseOwnerDiedAreRemoved) {
   test::TempDir root("scratch-");
   root.write("kharness-eval-dead01/owner.lock", "");
@@ -78,6 +94,8 @@ TEST(ScratchDir, AKilledEvalsFolderIsRemovedByTheNextEval) {
   ASSERT_TRUE(WIFSIGNALED(status)) << "the eval finished before it was killed";
   const std::vector<fs::path> left = scratch_dirs(tmp.path());
   ASSERT_EQ(left.size(), 1u) << "the killed eval's folder is not there to clean";
+  ASSERT_TRUE(lock_released(left[0], std::chrono::seconds(10)))
+      << "the killed eval's processes still hold its lock";
   {
     const ScratchDir next({});  // the next evaluation starts
     EXPECT_FALSE(fs::exists(left[0])) << "the killed run's folder survived the next start";
