@@ -117,16 +117,36 @@ auto read_reply(std::string_view kind, Read&& read) {
 
 // The typed results of replies. A field of the wrong type throws nlohmann's exception,
 // which read_reply turns into kh::Error; a reply that does not fit the request is kh::Error.
-CheckResult read_check(const Definition& d, const Workload& w, const Message& reply) {
-  const auto& h = reply.header;
+// One check's fields `h`, its outputs read from `payload` at `offset` (moved past them).
+CheckResult read_check_fields(const nlohmann::ordered_json& h, std::span<const std::byte> payload,
+                              std::size_t& offset, const std::vector<TensorLayout>& layouts) {
   CheckResult r;
-  std::size_t offset = 0;
-  r.outputs = split_tensors(h.at("outputs"), reply.payload, offset, output_layouts(d, resolve_axes(d, w)));
+  r.outputs = split_tensors(h.at("outputs"), payload, offset, layouts);
   r.input_hashes_before = strings(h.value("input_hashes_before", nlohmann::ordered_json::array()));
   r.input_hashes_after = strings(h.value("input_hashes_after", nlohmann::ordered_json::array()));
   r.lingering = lingering_from_json(h.value("lingering", nlohmann::ordered_json::object()));
   r.call_ms = h.value("call_ms", 0.0);
   return r;
+}
+
+CheckResult read_check(const Definition& d, const Workload& w, const Message& reply) {
+  std::size_t offset = 0;
+  return read_check_fields(reply.header, reply.payload, offset, output_layouts(d, resolve_axes(d, w)));
+}
+
+std::vector<CheckResult> read_check_sets(const Definition& d, const Workload& w, const Message& reply,
+                                         std::size_t seed_count) {
+  const auto& checks = reply.header.at("checks");
+  if (!checks.is_array() || checks.size() != seed_count) {
+    throw Error(Location{"", 0, "reply.checks"},
+                fmt::format("worker returned {} checks for {} seeds", checks.is_array() ? checks.size() : 0,
+                            seed_count));
+  }
+  const std::vector<TensorLayout> layouts = output_layouts(d, resolve_axes(d, w));
+  std::vector<CheckResult> out;
+  std::size_t offset = 0;
+  for (const auto& one : checks) out.push_back(read_check_fields(one, reply.payload, offset, layouts));
+  return out;
 }
 
 TimeResult read_time(const Definition& d, const Message& reply, std::size_t set_count, double wall_ms) {
@@ -370,6 +390,23 @@ Outcome<CheckResult> MeasurementClient::check(const Definition& d, const Workloa
     Message reply;
     if (auto f = measure(measurement::kCheck, std::move(fields), reply)) return {std::nullopt, f};
     CheckResult r = read_check(d, w, reply);
+    give_back_payload_buffer(std::move(reply.payload));
+    return {std::move(r), std::nullopt};
+  });
+}
+
+Outcome<std::vector<CheckResult>> MeasurementClient::check_sets(const Definition& d, const Workload& w,
+                                                                const std::filesystem::path& root,
+                                                                const std::vector<std::uint64_t>& seeds,
+                                                                std::uint8_t poison) {
+  auto fields = workload_fields(d, w, root);
+  fields["seeds"] = seeds;
+  fields["poison"] = poison;
+  fields["candidate"] = config_.candidate;
+  return read_reply(measurement::kCheckSets, [&]() -> Outcome<std::vector<CheckResult>> {
+    Message reply;
+    if (auto f = measure(measurement::kCheckSets, std::move(fields), reply)) return {std::nullopt, f};
+    std::vector<CheckResult> r = read_check_sets(d, w, reply, seeds.size());
     give_back_payload_buffer(std::move(reply.payload));
     return {std::move(r), std::nullopt};
   });

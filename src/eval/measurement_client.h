@@ -111,6 +111,13 @@ class MeasurementClient {
   [[nodiscard]] Outcome<CheckResult> check(const Definition& d, const Workload& w,
                                            const std::filesystem::path& root, std::uint64_t seed,
                                            std::uint8_t poison);
+  // check() for several seeds in one request, their results in the seeds' order; one
+  // failing call fails them all (its message names the seed). For the reference, whose
+  // outputs for the re-checked timed sets are wanted together.
+  [[nodiscard]] Outcome<std::vector<CheckResult>> check_sets(const Definition& d, const Workload& w,
+                                                             const std::filesystem::path& root,
+                                                             const std::vector<std::uint64_t>& seeds,
+                                                             std::uint8_t poison);
   [[nodiscard]] Outcome<TimeResult> time(const Definition& d, const Workload& w,
                                          const std::filesystem::path& root,
                                          const std::vector<std::uint64_t>& set_seeds,

@@ -38,13 +38,7 @@ std::optional<std::vector<WorkloadEvaluation::SlotRecheck>> WorkloadEvaluation::
     if (!reference_cache_.contains(seed) && std::find(missing.begin(), missing.end(), seed) == missing.end())
       missing.push_back(seed);
   }
-  auto reference = std::async(std::launch::async, [this, &missing] {
-    std::vector<Outcome<CheckResult>> out;
-    out.reserve(missing.size());
-    for (const std::uint64_t seed : missing)
-      out.push_back(reference_.check(ctx_.definition, ctx_.workload, ctx_.root, seed, kPoison[0]));
-    return out;
-  });
+  auto reference = std::async(std::launch::async, [this, &missing] { return reference_checks(missing); });
   Outcome<std::vector<std::vector<HostTensor>>> fetched;
   try {
     fetched = candidate_.timed_outputs(ctx_.definition, ctx_.workload, wanted);

@@ -288,6 +288,32 @@ std::size_t WorkloadEvaluation::input_sets() const {
   return std::clamp<std::size_t>(budget / set_bytes, 2, std::max<std::size_t>(2, iterations));
 }
 
+std::vector<Outcome<CheckResult>> WorkloadEvaluation::reference_checks(
+    const std::vector<std::uint64_t>& seeds) {
+  const EvalOptions& o = ctx_.options;
+  const std::size_t budget = o.input_set_budget_bytes ? o.input_set_budget_bytes : default_budget(o.backend);
+  const AxisValues axes = resolve_axes(ctx_.definition, ctx_.workload);
+  const std::size_t per_seed = std::max<std::size_t>(
+      1, tensor_bytes(ctx_.definition.inputs, axes) + tensor_bytes(ctx_.definition.outputs, axes));
+  const std::size_t batch = std::max<std::size_t>(1, budget / per_seed);
+  std::vector<Outcome<CheckResult>> out;
+  out.reserve(seeds.size());
+  for (std::size_t first = 0; first < seeds.size(); first += batch) {
+    const std::vector<std::uint64_t> some(
+        seeds.begin() + static_cast<std::ptrdiff_t>(first),
+        seeds.begin() + static_cast<std::ptrdiff_t>(std::min(seeds.size(), first + batch)));
+    Outcome<std::vector<CheckResult>> r =
+        reference_.check_sets(ctx_.definition, ctx_.workload, ctx_.root, some, kPoison[0]);
+    for (std::size_t i = 0; i < some.size(); ++i) {
+      if (r.value)
+        out.push_back({std::move(r.value->at(i)), std::nullopt});
+      else
+        out.push_back({std::nullopt, r.failure});
+    }
+  }
+  return out;
+}
+
 // One output slot per timed iteration where the budget allows, so every timed output
 // survives the loop and the orchestrator can re-check any of them: re-checking only the
 // last few let a solution that cached answers for most iterations pass.

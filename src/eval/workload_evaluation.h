@@ -95,6 +95,10 @@ class WorkloadEvaluation {
                                      std::uint64_t seed);
   [[nodiscard]] nlohmann::ordered_json protocol_fields() const;
   [[nodiscard]] std::size_t input_sets() const;
+  // The reference's checks of `seeds`, in their order: as few requests as the input-set
+  // budget allows (check_sets), since each request costs the reference round trips and
+  // synchronisations that a re-check waits for.
+  [[nodiscard]] std::vector<Outcome<CheckResult>> reference_checks(const std::vector<std::uint64_t>& seeds);
   [[nodiscard]] int output_slots() const;
   [[nodiscard]] std::vector<const TimedOutputSlot*> pick_rechecks(const TimeResult& r);
   // A drawn slot, fetched, with everything its check needs, owned: the check runs on

@@ -7,6 +7,11 @@
 //          -> {outputs:[{name,dtype,shape,nbytes}], input_hashes_before:[hex],
 //              input_hashes_after:[hex], call_ms, error?, sticky, lingering_cpu_ms}
 //          payload: the outputs' bytes, concatenated in definition order
+//   check_sets {definition, workload, root, seeds:[..], poison, candidate}
+//          -> {checks:[{outputs, input_hashes_before, input_hashes_after, call_ms} per seed],
+//              error?, failed_seed?, sticky}
+//          check for several seeds at once (the orchestrator asks it of the reference);
+//          payload: each seed's outputs in turn, as check's
 //   time   {definition, workload, root, set_seeds:[..], poison, warmup,
 //           iterations | robust:{max_noise,min_samples,min_time_s,timeout_s,max_samples},
 //           recheck}
@@ -32,6 +37,7 @@ namespace kh::measurement {
 inline constexpr const char* kHello = "hello";
 inline constexpr const char* kLoad = "load";
 inline constexpr const char* kCheck = "check";
+inline constexpr const char* kCheckSets = "check_sets";
 inline constexpr const char* kTime = "time";
 inline constexpr const char* kTimedOutputs = "timed_outputs";
 inline constexpr const char* kPeaks = "peaks";

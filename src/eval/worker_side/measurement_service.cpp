@@ -135,6 +135,7 @@ Message MeasurementService::handle(const Message& request) {
   if (kind == measurement::kHello) return hello(request);
   if (kind == measurement::kLoad) return load(request);
   if (kind == measurement::kCheck) return check(request);
+  if (kind == measurement::kCheckSets) return check_sets(request);
   if (kind == measurement::kTime) return time(request);
   if (kind == measurement::kTimedOutputs) return timed_outputs(request);
   if (kind == measurement::kPeaks) return peaks(request);
@@ -174,8 +175,36 @@ const Kernel& MeasurementService::kernel() const {
   return *kernel_;
 }
 
+CallResult MeasurementService::named_call(const Workload& workload, bool candidate,
+                                          std::vector<DeviceTensor>& inputs,
+                                          std::vector<DeviceTensor>& outputs, double& call_ms) {
+  std::vector<kh_arg> args = make_args(inputs, outputs);
+  const std::unique_ptr<PreparedCall> prepared = kernel().prepare(args, backend_->stream());
+  const auto start = Clock::now();
+  // The profiler (kharness profile) selects the candidate's launches by these ranges.
+  if (workload.uuid != ranged_workload_) {
+    ranged_workload_ = workload.uuid;
+    calls_on_workload_ = 0;
+  }
+  const std::string call_range = call_range_name(candidate, ++calls_on_workload_);
+  const std::string workload_range = workload_range_name(workload.uuid);
+  backend_->mark_call_begin(call_range.c_str());
+  backend_->mark_call_begin(workload_range.c_str());
+  CallResult outcome = prepared->run();
+  backend_->mark_call_end();
+  backend_->mark_call_end();
+  try {
+    backend_->synchronize();
+  } catch (const Error& e) {
+    outcome.message += (outcome.message.empty() ? "" : "; ") + std::string(e.what());
+    outcome.status = EvalStatus::runtime_error;
+  }
+  call_ms = ms_since(start);
+  return outcome;
+}
+
 Message MeasurementService::check(const Message& request) {
-  const Kernel& solution = kernel();
+  static_cast<void>(kernel());  // a request before `load` is malformed
   kept_outputs_.clear();
   RequestedWorkload w = parse_workload_request(request.header);
   const auto seed = request.header.at("seed").get<std::uint64_t>();
@@ -195,33 +224,14 @@ Message MeasurementService::check(const Message& request) {
   poison(*backend_, device_out, request.header.value("poison", std::uint8_t{0xFF}));
   backend_->synchronize();
   phases["poison"] = ms_since(t);
-  std::vector<kh_arg> args = make_args(device_in, device_out);
-  const std::unique_ptr<PreparedCall> prepared = solution.prepare(args, backend_->stream());
-  const auto start = Clock::now();
-  // The profiler (kharness profile) selects the candidate's launches by these ranges.
-  if (w.workload.uuid != ranged_workload_) {
-    ranged_workload_ = w.workload.uuid;
-    calls_on_workload_ = 0;
-  }
-  const std::string call_range =
-      call_range_name(request.header.value("candidate", true), ++calls_on_workload_);
-  const std::string workload_range = workload_range_name(w.workload.uuid);
-  backend_->mark_call_begin(call_range.c_str());
-  backend_->mark_call_begin(workload_range.c_str());
-  CallResult outcome = prepared->run();
-  backend_->mark_call_end();
-  backend_->mark_call_end();
-  try {
-    backend_->synchronize();
-  } catch (const Error& e) {
-    outcome.message += (outcome.message.empty() ? "" : "; ") + std::string(e.what());
-    outcome.status = EvalStatus::runtime_error;
-  }
-  reply["call_ms"] = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  double call_ms = 0;
+  const CallResult outcome =
+      named_call(w.workload, request.header.value("candidate", true), device_in, device_out, call_ms);
+  reply["call_ms"] = call_ms;
   if (backend_->info().backend == "cpu" && request.header.value("probe_lingering", true)) {
     reply["lingering"] = lingering_to_json(ThreadActivityProbe::after_call(std::chrono::milliseconds(20)));
   }
-  phases["call"] = reply["call_ms"];
+  phases["call"] = call_ms;
   if (!outcome.ok()) {
     record_failure(*backend_, outcome.message, outcome.status, reply);
     return Message::make(measurement::kCheck, request.request_id, reply);
@@ -233,6 +243,71 @@ Message MeasurementService::check(const Message& request) {
   double download_ms = 0;
   Message m =
       reply_with_outputs(measurement::kCheck, request.request_id, reply, device_out, layouts, download_ms);
+  m.header["phases_ms"] = std::move(phases);
+  m.header["phases_ms"]["download"] = download_ms;
+  return m;
+}
+
+// `check` for several seeds in one request: the sets are generated, hashed, poisoned and
+// read back together, so the per-request costs (round trip, synchronisations, launches
+// of the generators) are paid once. Each call still ends in its own synchronisation, so
+// that a failure is the call's. No lingering-work probe: the orchestrator asks this of
+// the reference only.
+Message MeasurementService::check_sets(const Message& request) {
+  static_cast<void>(kernel());
+  kept_outputs_.clear();
+  RequestedWorkload w = parse_workload_request(request.header);
+  const auto seeds = request.header.at("seeds").get<std::vector<std::uint64_t>>();
+  const std::vector<TensorLayout> layouts =
+      output_layouts(w.definition, resolve_axes(w.definition, w.workload));
+  const bool candidate = request.header.value("candidate", true);
+  ordered_json phases = ordered_json::object();
+  auto t = Clock::now();
+  std::vector<std::vector<DeviceTensor>> sets =
+      generate_input_sets(*backend_, w.definition, w.workload, w.root, seeds);
+  phases["generate"] = ms_since(t);
+  t = Clock::now();
+  const ordered_json before = hash_input_sets(*backend_, sets);
+  phases["hash"] = ms_since(t);
+  t = Clock::now();
+  std::vector<std::vector<DeviceTensor>> outputs;
+  for (std::size_t i = 0; i < sets.size(); ++i) {
+    outputs.push_back(allocate_outputs(*backend_, layouts));
+    poison(*backend_, outputs.back(), request.header.value("poison", std::uint8_t{0xFF}));
+  }
+  backend_->synchronize();
+  phases["poison"] = ms_since(t);
+  ordered_json checks = ordered_json::array();
+  double calls_ms = 0;
+  for (std::size_t i = 0; i < sets.size(); ++i) {
+    double call_ms = 0;
+    const CallResult outcome = named_call(w.workload, candidate, sets[i], outputs[i], call_ms);
+    calls_ms += call_ms;
+    if (!outcome.ok()) {
+      ordered_json reply = {{"sticky", false}, {"failed_seed", seeds[i]}};
+      record_failure(*backend_, fmt::format("seed {}: {}", seeds[i], outcome.message), outcome.status, reply);
+      return Message::make(measurement::kCheckSets, request.request_id, reply);
+    }
+    checks.push_back({{"call_ms", call_ms}});
+  }
+  phases["call"] = calls_ms;
+  t = Clock::now();
+  const ordered_json after = hash_input_sets(*backend_, sets);
+  phases["hash"] = phases["hash"].get<double>() + ms_since(t);
+  const ordered_json described = describe_tensors(w.definition.outputs, layouts);
+  std::vector<DeviceTensor> all;
+  std::vector<TensorLayout> all_layouts;
+  for (std::size_t i = 0; i < sets.size(); ++i) {
+    checks[i]["outputs"] = described;
+    checks[i]["input_hashes_before"] = before.at(i);
+    checks[i]["input_hashes_after"] = after.at(i);
+    all.insert(all.end(), outputs[i].begin(), outputs[i].end());
+    all_layouts.insert(all_layouts.end(), layouts.begin(), layouts.end());
+  }
+  double download_ms = 0;
+  Message m =
+      reply_with_outputs(measurement::kCheckSets, request.request_id,
+                         {{"checks", std::move(checks)}, {"sticky", false}}, all, all_layouts, download_ms);
   m.header["phases_ms"] = std::move(phases);
   m.header["phases_ms"]["download"] = download_ms;
   return m;

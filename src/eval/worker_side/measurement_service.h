@@ -37,9 +37,15 @@ class MeasurementService {
   [[nodiscard]] Message load(const Message& request);
   [[nodiscard]] Message peaks(const Message& request);
   [[nodiscard]] Message check(const Message& request);
+  [[nodiscard]] Message check_sets(const Message& request);
   [[nodiscard]] Message time(const Message& request);
   [[nodiscard]] Message timed_outputs(const Message& request);
   [[nodiscard]] const Kernel& kernel() const;
+  // One call of the loaded solution, inside the profiler's ranges for the workload, up
+  // to its synchronisation (a device error there is the call's). Sets `call_ms`.
+  [[nodiscard]] CallResult named_call(const Workload& workload, bool candidate,
+                                      std::vector<DeviceTensor>& inputs, std::vector<DeviceTensor>& outputs,
+                                      double& call_ms);
   // A reply whose payload is `device` laid out as `layouts`: downloaded in place into the
   // reply region when it fits there, else into a payload buffer. Adds the download's
   // milliseconds to `download_ms`.

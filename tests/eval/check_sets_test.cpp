@@ -1,0 +1,108 @@
+// check_sets, the request that checks several seeds at once (the reference's outputs for
+// the re-checked timed sets): each seed must get exactly what its own check would give,
+// and a call that fails must fail the request under its seed's name. Real builds and a
+// real CPU worker.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "compile/build_cache.h"
+#include "compile/build_request.h"
+#include "end_to_end_fixture.h"
+#include "eval/measurement_client.h"
+#include "eval/operator_library.h"
+#include "eval/solution_build.h"
+
+namespace kh {
+namespace {
+
+const std::filesystem::path kSolutions =
+    std::filesystem::path(KHARNESS_SOURCE_DIR) / "tests/eval/solutions/rmsnorm_h128";
+
+class CheckSets : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ops_ = std::make_unique<OperatorLibrary>(
+        OperatorLibrary::load(std::filesystem::path(KHARNESS_SOURCE_DIR) / "operators"));
+    op_ = ops_->find("rmsnorm_h128");
+    ASSERT_NE(op_, nullptr);
+    scratch_ = std::filesystem::temp_directory_path() / ("kharness-check-sets-" + std::to_string(::getpid()));
+  }
+  void TearDown() override { std::filesystem::remove_all(scratch_); }
+
+  // A CPU worker with `solution` loaded.
+  std::unique_ptr<MeasurementClient> worker_with(const Solution& solution) {
+    WorkerConfig config;
+    config.executable = KHARNESS_EXECUTABLE;
+    config.backend = "cpu";
+    config.work_dir = scratch_ / solution.name;
+    config.timeout = std::chrono::seconds(60);
+    auto client = std::make_unique<MeasurementClient>(config);
+    BuildSettings settings;
+    settings.backend = "cpu";
+    settings.include_dir = std::filesystem::path(KHARNESS_EXECUTABLE).parent_path() / "include";
+    const BuildCache cache(scratch_ / "cache");
+    const BuildResult build = build_solutions(cache, {solution}, op_->definition, settings, 1).front();
+    EXPECT_EQ(build.status, BuildResult::Status::ok) << build.log;
+    if (build.status != BuildResult::Status::ok) return nullptr;
+    client->load(build.library.string(),
+                 signature_text(kernel_signature(op_->definition, solution.spec.entry_function())));
+    return client;
+  }
+
+  std::unique_ptr<OperatorLibrary> ops_;
+  const OperatorEntry* op_ = nullptr;
+  std::filesystem::path scratch_;
+};
+
+TEST_F(CheckSets, EachSeedGetsWhatItsOwnCheckGets) {
+  const std::unique_ptr<MeasurementClient> worker = worker_with(ops_->reference("rmsnorm_h128", "cpu"));
+  ASSERT_NE(worker, nullptr);
+  const Workload w = ops_->workloads("rmsnorm_h128", false).back();
+  const std::vector<std::uint64_t> seeds = {11, 12, 13};
+  const Outcome<std::vector<CheckResult>> together =
+      worker->check_sets(op_->definition, w, op_->dir, seeds, 0xFF);
+  ASSERT_TRUE(together.value) << together.failure->message;
+  ASSERT_EQ(together.value->size(), seeds.size());
+  for (std::size_t i = 0; i < seeds.size(); ++i) {
+    SCOPED_TRACE("seed " + std::to_string(seeds[i]));
+    const Outcome<CheckResult> alone = worker->check(op_->definition, w, op_->dir, seeds[i], 0xFF);
+    ASSERT_TRUE(alone.value) << alone.failure->message;
+    const CheckResult& a = *alone.value;
+    const CheckResult& b = together.value->at(i);
+    EXPECT_EQ(b.input_hashes_before, a.input_hashes_before);
+    EXPECT_EQ(b.input_hashes_after, a.input_hashes_after);
+    ASSERT_EQ(b.outputs.size(), a.outputs.size());
+    for (std::size_t k = 0; k < a.outputs.size(); ++k) {
+      ASSERT_EQ(b.outputs[k].bytes().size(), a.outputs[k].bytes().size());
+      EXPECT_TRUE(
+          std::equal(a.outputs[k].bytes().begin(), a.outputs[k].bytes().end(), b.outputs[k].bytes().begin()))
+          << "output " << k << " differs from the seed's own check";
+    }
+  }
+  // Each seed's slice is its own: neighbouring seeds' inputs (and so outputs) differ.
+  EXPECT_NE(together.value->at(0).input_hashes_before, together.value->at(1).input_hashes_before);
+}
+
+TEST_F(CheckSets, AFailingCallFailsTheRequestUnderItsSeed) {
+  const std::unique_ptr<MeasurementClient> worker =
+      worker_with(test::gallery_solution(kSolutions, "throws.cpp", "cpp", {"rmsnorm_common.h"}));
+  ASSERT_NE(worker, nullptr);
+  const Workload w = ops_->workloads("rmsnorm_h128", false).front();
+  const Outcome<std::vector<CheckResult>> r =
+      worker->check_sets(op_->definition, w, op_->dir, {21, 22}, 0xFF);
+  ASSERT_FALSE(r.value);
+  EXPECT_EQ(r.failure->kind, CallFailure::Kind::candidate_error);
+  EXPECT_NE(r.failure->message.find("seed 21"), std::string::npos) << r.failure->message;
+  EXPECT_NE(r.failure->message.find("tile size does not divide 128"), std::string::npos)
+      << r.failure->message;
+  // The worker serves on: a single check after the failed batch still answers.
+  const Outcome<CheckResult> again = worker->check(op_->definition, w, op_->dir, 23, 0xFF);
+  EXPECT_FALSE(again.value);
+  EXPECT_EQ(again.failure->kind, CallFailure::Kind::candidate_error);
+}
+
+}  // namespace
+}  // namespace kh
