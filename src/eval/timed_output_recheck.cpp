@@ -46,11 +46,9 @@ std::optional<std::vector<WorkloadEvaluation::SlotRecheck>> WorkloadEvaluation::
     fail(EvalStatus::reward_hack, fmt::format("re-check: malformed reply from the worker: {}", e.what()));
     return std::nullopt;
   }
-  std::vector<Outcome<CheckResult>> computed = reference.get();
+  const bool kept = keep_references(missing, reference.get());
   account("recheck", since);
-  for (std::size_t i = 0; i < missing.size(); ++i) {
-    if (keep_reference(missing[i], std::move(computed[i])) == nullptr) return std::nullopt;
-  }
+  if (!kept) return std::nullopt;
   if (!fetched.value) {
     fail_call(*fetched.failure, "re-check of the timed outputs");
     return std::nullopt;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <future>
+#include <memory>
 #include <random>
 #include <utility>
 
@@ -153,6 +154,39 @@ void WorkloadEvaluation::expect_host_twin(const std::vector<HostTensor>& inputs,
   }
 }
 
+WorkloadEvaluation::ReferenceChecks WorkloadEvaluation::start_reference_checks(
+    std::vector<std::uint64_t> seeds, bool together) {
+  auto promises = std::make_shared<std::vector<std::promise<Outcome<CheckResult>>>>(seeds.size());
+  ReferenceChecks r;
+  for (auto& p : *promises) r.results.push_back(p.get_future());
+  r.done = std::async(std::launch::async, [this, promises, stop = r.stop, seeds = std::move(seeds),
+                                           together] {
+    std::size_t next = 0;
+    try {
+      while (next < seeds.size() && !stop->load()) {
+        const std::size_t count = together ? seeds.size() : 1;
+        const auto first = seeds.begin() + static_cast<std::ptrdiff_t>(next);
+        for (Outcome<CheckResult>& o : reference_checks({first, first + static_cast<std::ptrdiff_t>(count)}))
+          (*promises)[next++].set_value(std::move(o));
+      }
+    } catch (...) {
+      // Not swallowed: each seed still waiting is handed the error (a harness error, a
+      // malformed reply of the reference), which its get() throws on the main thread.
+      const std::exception_ptr error = std::current_exception();
+      for (; next < seeds.size(); ++next) (*promises)[next].set_exception(error);
+    }
+  });
+  return r;
+}
+
+bool WorkloadEvaluation::keep_references(const std::vector<std::uint64_t>& seeds,
+                                         std::vector<Outcome<CheckResult>> results) {
+  for (std::size_t i = 0; i < seeds.size(); ++i) {
+    if (keep_reference(seeds[i], std::move(results.at(i))) == nullptr) return false;
+  }
+  return true;
+}
+
 const CheckResult* WorkloadEvaluation::keep_reference(std::uint64_t seed, Outcome<CheckResult> r) {
   if (!r.value) {
     fail(EvalStatus::runtime_error,
@@ -220,15 +254,18 @@ bool WorkloadEvaluation::check_correctness() {
          fmt::format("{}: work continued after the call returned: {}", when, lingering.describe()));
     return false;
   };
+  std::vector<std::uint64_t> seeds;
+  for (int t = 0; t < ctx_.options.correctness_trials; ++t) seeds.push_back(seeds_.next());
+  // The reference's outputs for every trial's seed (nothing is timed here). On CUDA in
+  // one request, before the candidate's checks: two processes' work on one GPU is
+  // time-sliced, and each check waited on the other's. On the CPU beside them, on other
+  // cores, a request a seed so that each trial's is ready with the candidate's.
+  const bool on_device = ctx_.options.backend == "cuda";
+  ReferenceChecks reference = start_reference_checks(seeds, on_device);
+  if (on_device) reference.done.wait();
   for (int t = 0; t < ctx_.options.correctness_trials; ++t) {
-    const std::uint64_t seed = seeds_.next();
+    const std::uint64_t seed = seeds[static_cast<std::size_t>(t)];
     result_.check_seeds.push_back(seed);
-    // The reference computes the same inputs in its own worker meanwhile: nothing is timed
-    // here, and each worker spends most of a check generating and copying inputs. The
-    // future is declared after `seed` so that an early return waits for it first.
-    std::future<Outcome<CheckResult>> reference = std::async(std::launch::async, [this, seed] {
-      return reference_.check(ctx_.definition, ctx_.workload, ctx_.root, seed, kPoison[0]);
-    });
     const std::string when = fmt::format("correctness trial {} (seed {})", t + 1, seed);
     Outcome<CheckResult> out;
     std::optional<std::string> malformed;
@@ -239,7 +276,7 @@ bool WorkloadEvaluation::check_correctness() {
     }
     // A reference that failed is the harness's problem: it is reported before anything
     // the candidate did.
-    const CheckResult* ref = keep_reference(seed, reference.get());
+    const CheckResult* ref = keep_reference(seed, reference.results[static_cast<std::size_t>(t)].get());
     if (ref == nullptr) return false;
     if (malformed) {
       fail(EvalStatus::reward_hack, fmt::format("{}: malformed reply from the worker: {}", when, *malformed));

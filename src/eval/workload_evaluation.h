@@ -2,11 +2,13 @@
 // Every verdict is made here, in the orchestrator, from raw facts the workers report.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <future>
 #include <map>
+#include <memory>
 #include <random>
 #include <utility>
 
@@ -91,6 +93,26 @@ class WorkloadEvaluation {
                         std::uint64_t seed) const;
   // Caches the reference's check of `seed`, or records its failure and returns null.
   [[nodiscard]] const CheckResult* keep_reference(std::uint64_t seed, Outcome<CheckResult> r);
+  // The reference's checks of some seeds, running on another thread: one future a seed.
+  struct ReferenceChecks {
+    ReferenceChecks() = default;
+    ReferenceChecks(ReferenceChecks&&) = default;
+    ReferenceChecks& operator=(ReferenceChecks&&) = delete;
+    // An evaluation that stopped early wants no more: the thread ends after the
+    // request in flight (a CPU reference of a large workload can take seconds a seed).
+    ~ReferenceChecks() {
+      if (stop) stop->store(true);
+    }
+    std::vector<std::future<Outcome<CheckResult>>> results;
+    std::shared_ptr<std::atomic<bool>> stop = std::make_shared<std::atomic<bool>>(false);
+    std::future<void> done;  // declared last, destroyed first: waits for the thread
+  };
+  // Starts the reference's checks of `seeds`: in one request when `together` (each result
+  // ready when all are), else a request a seed (each ready as soon as it is computed).
+  [[nodiscard]] ReferenceChecks start_reference_checks(std::vector<std::uint64_t> seeds, bool together);
+  // keep_reference() for each seed in turn; false at the first failure.
+  [[nodiscard]] bool keep_references(const std::vector<std::uint64_t>& seeds,
+                                     std::vector<Outcome<CheckResult>> results);
   [[nodiscard]] CheckVerdict compare(const CheckResult& candidate, const CheckResult& reference,
                                      std::uint64_t seed);
   [[nodiscard]] nlohmann::ordered_json protocol_fields() const;

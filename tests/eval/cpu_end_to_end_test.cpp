@@ -50,7 +50,7 @@ TEST_F(CpuEndToEnd, CorrectSolutionPassesWithSaneSpeedup) {
         << steps.dump();
     EXPECT_GE(steps.value("workload", 0.0), steps.value("correctness", 0.0) + steps.value("timing", 0.0))
         << steps.dump();
-    // The requests behind the steps: a check in each worker per correctness trial, a
+    // The requests behind the steps: a check of the candidate per correctness trial, a
     // time request per timing trial and one fetch of re-checked outputs after each,
     // with the worker's own phases.
     const auto& cand = w.requests.at("candidate");
@@ -61,7 +61,10 @@ TEST_F(CpuEndToEnd, CorrectSolutionPassesWithSaneSpeedup) {
     EXPECT_EQ(cand.at("timed_outputs").value("count", 0.0), trials) << w.requests.dump();
     EXPECT_GT(cand.at("check").at("worker_ms").value("call", 0.0), 0.0) << w.requests.dump();
     EXPECT_GT(cand.at("timed_outputs").value("reply_bytes", 0.0), 0.0) << w.requests.dump();
-    EXPECT_GE(w.requests.at("reference").at("check").value("count", 0.0), checks) << w.requests.dump();
+    // The reference: on the CPU one check_sets a correctness seed (each ready beside the
+    // candidate's check), and one a timing trial for all its re-checked seeds.
+    EXPECT_EQ(w.requests.at("reference").at("check_sets").value("count", 0.0), checks + trials)
+        << w.requests.dump();
     EXPECT_LE(cand.at("check").value("wall_ms", 0.0), steps.value("correctness", 0.0)) << w.requests.dump();
   }
 }
@@ -260,6 +263,34 @@ TEST_F(CpuEndToEnd, ReferenceAndCandidateAreCheckedSideBySide) {
   const double four = seconds_for(4);
   EXPECT_GT(four - one, 0.85) << "three more trials of 300 ms calls";
   EXPECT_LT(four - one, 1.5) << "one trial = " << one << " s, four = " << four << " s";
+}
+
+// A candidate that fails its first trial ends the workload: the reference, which checks
+// the trials' seeds one by one beside it, stops after the one in flight instead of
+// computing the seeds nobody will compare with (seconds each for a large CPU reference).
+TEST_F(CpuEndToEnd, AFailedTrialStopsTheReferencesRemainingChecks) {
+  const Solution thrower = test::gallery_solution(kSolutions, "throws.cpp", "cpp", {"rmsnorm_common.h"});
+  const Solution sleeper = test::gallery_solution(kSolutions, "sleeps.cpp", "cpp", {"rmsnorm_common.h"});
+  const OperatorEntry* op = ops_->find("rmsnorm_h128");
+  const EvaluationTarget t{op->definition, {ops_->workloads("rmsnorm_h128", false).front()},
+                           op->dir,        thrower,
+                           sleeper,        "default",
+                           *op->tolerance, op->speed_of_light};
+  auto seconds_for = [&](int trials) {
+    EvalOptions o = options("stops-reference");
+    o.correctness_trials = trials;
+    const auto t0 = std::chrono::steady_clock::now();
+    const SolutionEvaluation e = evaluate_solution(t, o);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_EQ(e.workloads.at(0).status, EvalStatus::runtime_error) << e.workloads.at(0).log;
+    return s;
+  };
+  seconds_for(1);  // builds both into the cache
+  const double one = seconds_for(1);
+  const double eight = seconds_for(8);
+  // At most one more 300 ms reference call (the one that may have started as the
+  // candidate failed); seven more would be 2.1 s.
+  EXPECT_LT(eight - one, 0.7) << "one trial = " << one << " s, eight = " << eight << " s";
 }
 
 TEST_F(CpuEndToEnd, RobustProtocolReportsNoiseAndStops) {
