@@ -35,6 +35,17 @@ TEST(DeviceInputsGpu, GenericRuleOnTheDeviceIsTheHostTwin) {
     test::expect_twins(*backend, d, test::every_dtype_workload(m), ".", kSeeds);
 }
 
+// A timing request's many small sets: the small tensors of one dtype share launches (48
+// at most each), so 60 sets make two batches per dtype; at m = 4 the float32 input
+// (4 x 4097) is just past the batched size and has its own launch beside them.
+TEST(DeviceInputsGpu, ManySmallSetsInSharedLaunchesAreTheHostTwin) {
+  KH_REQUIRE_GPU(backend);
+  const Definition d = test::every_dtype_definition();
+  std::vector<std::uint64_t> seeds;
+  for (std::uint64_t s = 0; s < 60; ++s) seeds.push_back(77 + s * 1000003);
+  for (std::int64_t m : {1, 4}) test::expect_twins(*backend, d, test::every_dtype_workload(m), ".", seeds);
+}
+
 // The CI workloads (all of them) and, from the contest workloads, the first, the middle
 // and the last: every generator on small and real shapes.
 TEST(DeviceInputsGpu, EveryOperatorOnTheDeviceIsTheHostTwin) {
