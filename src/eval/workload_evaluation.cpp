@@ -254,8 +254,8 @@ bool WorkloadEvaluation::check_correctness() {
          fmt::format("{}: work continued after the call returned: {}", when, lingering.describe()));
     return false;
   };
-  std::vector<std::uint64_t> seeds;
-  for (int t = 0; t < ctx_.options.correctness_trials; ++t) seeds.push_back(seeds_.next());
+  std::vector<std::uint64_t> seeds(static_cast<std::size_t>(std::max(0, ctx_.options.correctness_trials)));
+  for (std::uint64_t& seed : seeds) seed = seeds_.next();
   // The reference's outputs for every trial's seed (nothing is timed here). On CUDA in
   // one request, before the candidate's checks: two processes' work on one GPU is
   // time-sliced, and each check waited on the other's. On the CPU beside them, on other
