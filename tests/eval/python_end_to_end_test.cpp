@@ -50,14 +50,20 @@ class PythonEndToEnd : public test::EndToEndSuite {
 };
 
 TEST_F(PythonEndToEnd, ValueReturningSolutionPasses) {
-  SolutionEvaluation e = run("correct.py");
+  // A fixed base seed: torch and the C++ reference may round a bf16 output one unit
+  // apart, and one unit is 0.03125 from |y| = 4 up, which fresh inputs sometimes reach
+  // (a CI run saw it). The bound below then holds the returned values to the reference's
+  // rounding, far tighter than the tolerance that decides PASSED.
+  EvalOptions o = options("correct.py");
+  o.seed = 20261203;
+  SolutionEvaluation e = evaluate(python_solution("correct.py", false), o);
   ASSERT_EQ(e.candidate_build.status, BuildResult::Status::ok) << e.candidate_build.log;
   for (const WorkloadResult& w : e.workloads) {
     ASSERT_EQ(w.status, EvalStatus::passed) << w.log;
     ASSERT_TRUE(w.latency && w.reference_latency);
     EXPECT_EQ(w.latency->timer, "steady_clock");
     EXPECT_GT(w.latency->latency_ms, 0);
-    EXPECT_LT(w.correctness->max_absolute_error, 0.02);
+    EXPECT_LE(w.correctness->max_absolute_error, 0.0625) << "more than one bf16 unit below 16";
   }
 }
 
