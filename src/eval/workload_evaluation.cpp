@@ -30,8 +30,10 @@ EvalStatus candidate_error_status(const std::string& message) {
   return EvalStatus::runtime_error;
 }
 
-std::size_t default_budget(const std::string& backend) {
-  return backend == "cuda" ? (std::size_t{2} << 30) : (std::size_t{256} << 20);
+// Device bytes a workload's input sets (and its reference checks) may take at once.
+std::size_t budget_bytes(const EvalOptions& o) {
+  if (o.input_set_budget_bytes) return o.input_set_budget_bytes;
+  return o.backend == "cuda" ? (std::size_t{2} << 30) : (std::size_t{256} << 20);
 }
 
 }  // namespace
@@ -317,7 +319,7 @@ nlohmann::ordered_json WorkloadEvaluation::protocol_fields() const {
 // pointers or contents never hits.
 std::size_t WorkloadEvaluation::input_sets() const {
   const EvalOptions& o = ctx_.options;
-  const std::size_t budget = o.input_set_budget_bytes ? o.input_set_budget_bytes : default_budget(o.backend);
+  const std::size_t budget = budget_bytes(o);
   const std::size_t set_bytes = std::max<std::size_t>(
       1, tensor_bytes(ctx_.definition.inputs, resolve_axes(ctx_.definition, ctx_.workload)));
   const std::size_t iterations =
@@ -328,7 +330,7 @@ std::size_t WorkloadEvaluation::input_sets() const {
 std::vector<Outcome<CheckResult>> WorkloadEvaluation::reference_checks(
     const std::vector<std::uint64_t>& seeds) {
   const EvalOptions& o = ctx_.options;
-  const std::size_t budget = o.input_set_budget_bytes ? o.input_set_budget_bytes : default_budget(o.backend);
+  const std::size_t budget = budget_bytes(o);
   const AxisValues axes = resolve_axes(ctx_.definition, ctx_.workload);
   const std::size_t per_seed = std::max<std::size_t>(
       1, tensor_bytes(ctx_.definition.inputs, axes) + tensor_bytes(ctx_.definition.outputs, axes));
@@ -356,7 +358,7 @@ std::vector<Outcome<CheckResult>> WorkloadEvaluation::reference_checks(
 // last few let a solution that cached answers for most iterations pass.
 int WorkloadEvaluation::output_slots() const {
   const EvalOptions& o = ctx_.options;
-  const std::size_t budget = o.input_set_budget_bytes ? o.input_set_budget_bytes : default_budget(o.backend);
+  const std::size_t budget = budget_bytes(o);
   const std::size_t out_bytes = std::max<std::size_t>(
       1, tensor_bytes(ctx_.definition.outputs, resolve_axes(ctx_.definition, ctx_.workload)));
   const std::size_t iterations = o.protocol.planned_iterations();
