@@ -84,7 +84,9 @@ int run(BenchSession& session) {
                                             ? w.reference_latency->request_wall_ms
                                             : 0.0},
          {"reference_worker_phases_ms",
-          w.reference_latency ? w.reference_latency->phases_ms : nlohmann::ordered_json{}}});
+          w.reference_latency ? w.reference_latency->phases_ms : nlohmann::ordered_json{}},
+         {"orchestrator_ms", w.orchestrator_ms},
+         {"requests", w.requests}});
     if (w.status != EvalStatus::passed)
       throw Error("workload " + w.workload.uuid + " did not pass: " + w.log);
   }

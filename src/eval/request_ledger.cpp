@@ -31,6 +31,9 @@ void RequestLedger::add(std::string_view kind, double wall_ms, std::size_t reply
     for (const auto& [k, v] : it->items())
       if (v.is_number()) one["worker_ms"][k] = one["worker_ms"].value(k, 0.0) + v.get<double>();
   }
+  if (reply_header.is_object() && reply_header.contains("handled_ms") &&
+      reply_header["handled_ms"].is_number())
+    one["worker_ms"]["handled"] = reply_header["handled_ms"];
   const std::string key(kind);
   if (!totals_.contains(key)) totals_[key] = json::object();
   add_numbers(totals_[key], one, 1.0);

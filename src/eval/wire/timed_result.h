@@ -67,10 +67,12 @@ struct TimedOutputSlot {
 
 // Host time the loop spent per phase, to account for the harness's own overhead.
 struct LoopPhases {
-  double flush_ms = 0;    // poisoning the output slot, then flushing the cache
-  double timed_ms = 0;    // start() to stop(): the call and the device synchronisation
-  double clock_ms = 0;    // reading the SM clock
-  double collect_ms = 0;  // timers' finish(): CUPTI record processing
+  double setup_ms = 0;     // output slots and timers (CUPTI's activity tracing starts)
+  double teardown_ms = 0;  // the timers' end (CUPTI's activity tracing stops)
+  double flush_ms = 0;     // poisoning the output slot, then flushing the cache
+  double timed_ms = 0;     // start() to stop(): the call and the device synchronisation
+  double clock_ms = 0;     // reading the SM clock
+  double collect_ms = 0;   // timers' finish(): CUPTI record processing
   double warmup_ms = 0;
   double probe_ms = 0;  // CPU backend: what the lingering-work grace periods added
 };

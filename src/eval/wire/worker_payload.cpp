@@ -96,7 +96,9 @@ Message timed_reply(std::uint64_t request_id, const TimedLoopResult& r, ordered_
   fields["stop_reason"] = r.stop_reason;
   fields["stray"] = r.stray;
   fields["lingering"] = lingering_to_json(r.lingering);
-  fields["phases_ms"] = {{"poison_and_flush", r.phases.flush_ms},
+  fields["phases_ms"] = {{"loop_setup", r.phases.setup_ms},
+                         {"loop_teardown", r.phases.teardown_ms},
+                         {"poison_and_flush", r.phases.flush_ms},
                          {"timed", r.phases.timed_ms},
                          {"clock", r.phases.clock_ms},
                          {"collect", r.phases.collect_ms},

@@ -131,6 +131,15 @@ Message MeasurementService::reply_with_outputs(std::string_view kind, std::uint6
 }
 
 Message MeasurementService::handle(const Message& request) {
+  const auto start = Clock::now();
+  Message reply = dispatch(request);
+  // The request as the worker saw it: the orchestrator's wall time less this is the
+  // transport (and the time the request waited for the worker).
+  if (reply.header.is_object()) reply.header["handled_ms"] = ms_since(start);
+  return reply;
+}
+
+Message MeasurementService::dispatch(const Message& request) {
   const std::string& kind = request.kind();
   if (kind == measurement::kHello) return hello(request);
   if (kind == measurement::kLoad) return load(request);

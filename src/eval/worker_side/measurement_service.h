@@ -29,10 +29,12 @@ class MeasurementService {
   MeasurementService(const MeasurementService&) = delete;
   MeasurementService& operator=(const MeasurementService&) = delete;
 
-  // Answers one request; throws kh::Error for a malformed request.
+  // Answers one request; throws kh::Error for a malformed request. The reply carries
+  // `handled_ms`, the worker's time on it.
   [[nodiscard]] Message handle(const Message& request);
 
  private:
+  [[nodiscard]] Message dispatch(const Message& request);
   [[nodiscard]] Message hello(const Message& request) const;
   [[nodiscard]] Message load(const Message& request);
   [[nodiscard]] Message peaks(const Message& request);
