@@ -9,6 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -19,6 +20,7 @@
 #include "device/cuda_stream.h"
 #include "device/device_block_cache.h"
 #include "timing/clock_monitor.h"
+#include "timing/cupti_activity.h"
 #include "timing/l2_flush.h"
 
 namespace kh {
@@ -91,6 +93,9 @@ class CudaBackend final : public Backend {
   DeviceBlockCache blocks_;
   std::mutex sizes_mutex_;
   std::unordered_map<void*, std::size_t> sizes_;
+  // CUPTI's activity subscription, from the first CUPTI timer on; declared last, so it
+  // is disabled (and flushed) while the streams and the context are still there.
+  std::shared_ptr<CuptiActivity> cupti_;
 };
 
 // Whether a CUDA error leaves the context unusable (CUDA runtime documentation:

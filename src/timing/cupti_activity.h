@@ -39,6 +39,9 @@ class CuptiActivity {
   // The CUPTI stream id of a stream of the current context.
   [[nodiscard]] static std::uint32_t stream_id(cudaStream_t stream);
 
+  // Forgets the records delivered so far, and any drop or parse error among them: they
+  // came before the caller's timing began.
+  void discard() noexcept;
   // Flushes all of CUPTI's buffers (forced) and returns the records delivered since
   // the last drain. Throws kh::Error when CUPTI dropped records or a buffer could
   // not be parsed: spans computed from a partial record set would be wrong.

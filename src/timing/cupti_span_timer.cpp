@@ -1,14 +1,33 @@
 #include "timing/cupti_span_timer.h"
 
+#include <atomic>
+#include <utility>
+
 #include "base/cuda_call.h"
 #include "error/error.h"
 
 namespace kh {
 
-CuptiSpanTimer::CuptiSpanTimer(const std::vector<cudaStream_t>& housekeeping) {
-  for (cudaStream_t stream : housekeeping)
-    rule_.housekeeping_streams.insert(CuptiActivity::stream_id(stream));
+namespace {
+std::atomic<bool> g_timer_alive{false};
+}  // namespace
+
+CuptiSpanTimer::CuptiSpanTimer(std::shared_ptr<CuptiActivity> activity,
+                               const std::vector<cudaStream_t>& housekeeping)
+    : activity_(std::move(activity)) {
+  if (g_timer_alive.exchange(true))
+    throw Error("CUPTI activity is already owned by another timer in this process");
+  try {
+    for (cudaStream_t stream : housekeeping)
+      rule_.housekeeping_streams.insert(CuptiActivity::stream_id(stream));
+  } catch (const Error&) {
+    g_timer_alive.store(false);
+    throw;
+  }
+  activity_->discard();  // the harness's work before this timer existed belongs to nobody
 }
+
+CuptiSpanTimer::~CuptiSpanTimer() { g_timer_alive.store(false); }
 
 void CuptiSpanTimer::start() {
   if (running_) throw Error("cupti_span timer: start() called twice without stop()");
@@ -38,7 +57,7 @@ void CuptiSpanTimer::stop() {
 
 std::vector<IterationSample> CuptiSpanTimer::finish() {
   if (running_) throw Error("cupti_span timer: finish() called inside a window");
-  const std::vector<ActivityRecord> records = activity_.drain();
+  const std::vector<ActivityRecord> records = activity_->drain();
   WindowAssignment assignment = assign_to_windows(records, windows_, rule_);
   windows_.clear();
   strays_ = assignment.strays;

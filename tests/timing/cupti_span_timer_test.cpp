@@ -130,5 +130,21 @@ TEST_F(CuptiSpanTimerTest, OnlyOneOwnerOfCuptiActivity) {
   EXPECT_THROW(static_cast<void>(backend_->make_timer(TimerKind::cupti_span)), Error);
 }
 
+// The backend keeps CUPTI's subscription between timers: the next timer sees neither the
+// first one's windows nor the harness's work between them, and counts no strays for it.
+TEST_F(CuptiSpanTimerTest, ANextTimerSeesOnlyItsOwnWindows) {
+  const IterationSample first = time_one([&] { test::launch_spin(stream_, 20); });
+  ASSERT_TRUE(first.valid);
+  timer_.reset();
+  for (int i = 0; i < 3; ++i) test::launch_empty(stream_);  // between timers, on the kernel stream
+  backend_->synchronize();
+  timer_ = backend_->make_timer(TimerKind::cupti_span);
+  const IterationSample next = time_one([&] { test::launch_spin(stream_, 20); });
+  ASSERT_TRUE(next.valid);
+  EXPECT_EQ(next.activities, 1);
+  EXPECT_NEAR(next.span_ms, 0.020, 0.005);
+  EXPECT_EQ(timer_->stray_activities(), 0u);
+}
+
 }  // namespace
 }  // namespace kh
