@@ -9,29 +9,35 @@
 #include <thread>
 
 #include "error/error.h"
+#include "eval/timing_plan.h"
 #include "eval/workload_evaluation.h"
 #include "tensor/chunked_hash.h"
 
 namespace kh {
 
-// The timed outputs to re-check: `recheck` of the slots the worker kept, drawn after the
-// run from the orchestrator's own stream, so the solution cannot know which.
-std::vector<const TimedOutputSlot*> WorkloadEvaluation::pick_rechecks(const TimeResult& r) {
-  std::vector<const TimedOutputSlot*> all;
-  for (const TimedOutputSlot& o : r.slots) all.push_back(&o);
-  std::shuffle(all.begin(), all.end(), std::mt19937_64(seeds_.next()));
-  if (all.size() > static_cast<std::size_t>(ctx_.options.recheck))
-    all.resize(static_cast<std::size_t>(ctx_.options.recheck));
-  return all;
+// The timed outputs to re-check: `recheck` of the slots the worker kept, drawn by the
+// trial's pick seed from the orchestrator's own stream (timing_plan.h), so the solution
+// cannot know which.
+std::vector<const TimedOutputSlot*> WorkloadEvaluation::pick_rechecks(const TimeResult& r,
+                                                                      std::uint64_t pick_seed) const {
+  std::vector<const TimedOutputSlot*> picked;
+  for (const std::size_t k : shuffled_indices(r.slots.size(), pick_seed)) {
+    if (picked.size() == static_cast<std::size_t>(std::max(0, ctx_.options.recheck))) break;
+    picked.push_back(&r.slots[k]);
+  }
+  return picked;
 }
 
 std::optional<std::vector<WorkloadEvaluation::SlotRecheck>> WorkloadEvaluation::fetch_rechecks(
-    const TimeResult& r, const std::vector<std::uint64_t>& seeds) {
-  const std::vector<const TimedOutputSlot*> picked = pick_rechecks(r);
+    const TimeResult& r, const TrialPlan& trial) {
+  const std::vector<std::uint64_t>& seeds = trial.set_seeds;
+  const std::vector<const TimedOutputSlot*> picked = pick_rechecks(r, trial.pick_seed);
   if (picked.empty()) return std::vector<SlotRecheck>{};
   const auto since = std::chrono::steady_clock::now();
   std::vector<int> wanted;
-  std::vector<std::uint64_t> missing;  // seeds whose reference outputs are not computed yet
+  // Seeds whose reference outputs are not computed yet: none when the plan foresaw the
+  // worker's slots and the correctness request computed them.
+  std::vector<std::uint64_t> missing;
   for (const TimedOutputSlot* o : picked) {
     wanted.push_back(o->slot);
     const std::uint64_t seed = seeds.at(static_cast<std::size_t>(o->input_set));

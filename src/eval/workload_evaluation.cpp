@@ -258,13 +258,31 @@ bool WorkloadEvaluation::check_correctness() {
   };
   std::vector<std::uint64_t> seeds(static_cast<std::size_t>(std::max(0, ctx_.options.correctness_trials)));
   for (std::uint64_t& seed : seeds) seed = seeds_.next();
+  if (ctx_.options.time_candidate && !nothing_to_time()) draw_timing_plan();
   // The reference's outputs for every trial's seed (nothing is timed here). On CUDA in
   // one request, before the candidate's checks: two processes' work on one GPU is
-  // time-sliced, and each check waited on the other's. On the CPU beside them, on other
-  // cores, a request a seed so that each trial's is ready with the candidate's.
+  // time-sliced, and each check waited on the other's. That request also computes the
+  // seeds the timing trials will re-check, so that no re-check waits for the reference.
+  // On the CPU beside the checks, on other cores, a request a seed so that each trial's
+  // is ready with the candidate's; the re-checked seeds come later, before each loop.
   const bool on_device = ctx_.options.backend == "cuda";
-  ReferenceChecks reference = start_reference_checks(seeds, on_device);
-  if (on_device) reference.done.wait();
+  std::vector<std::uint64_t> reference_seeds = seeds;
+  if (on_device) {
+    for (const std::uint64_t s : foreseen_recheck_seeds())
+      if (std::find(reference_seeds.begin(), reference_seeds.end(), s) == reference_seeds.end())
+        reference_seeds.push_back(s);
+  }
+  ReferenceChecks reference = start_reference_checks(reference_seeds, on_device);
+  if (on_device) {
+    reference.done.wait();
+    std::vector<Outcome<CheckResult>> foreseen;
+    for (std::size_t i = seeds.size(); i < reference_seeds.size(); ++i)
+      foreseen.push_back(reference.results[i].get());
+    if (!keep_references(
+            {reference_seeds.begin() + static_cast<std::ptrdiff_t>(seeds.size()), reference_seeds.end()},
+            std::move(foreseen)))
+      return false;
+  }
   for (int t = 0; t < ctx_.options.correctness_trials; ++t) {
     const std::uint64_t seed = seeds[static_cast<std::size_t>(t)];
     result_.check_seeds.push_back(seed);
@@ -305,6 +323,26 @@ bool WorkloadEvaluation::check_correctness() {
     }
   }
   return true;
+}
+
+void WorkloadEvaluation::draw_timing_plan() {
+  plan_.assign(static_cast<std::size_t>(ctx_.options.protocol.trial_count()), {});
+  for (TrialPlan& trial : plan_) {
+    for (std::size_t k = 0; k < input_sets(); ++k) trial.set_seeds.push_back(seeds_.next());
+    trial.pick_seed = seeds_.next();
+  }
+}
+
+std::vector<std::uint64_t> WorkloadEvaluation::foreseen_recheck_seeds() const {
+  const TimingProtocol& p = ctx_.options.protocol;
+  if (!p.fixed_count()) return {};  // how many calls a robust loop makes is known only after it
+  const LoopShape shape{p.warmup, p.iterations, output_slots(), input_sets()};
+  std::vector<std::uint64_t> seeds;
+  for (const TrialPlan& trial : plan_) {
+    for (const std::size_t set : rechecked_sets(shape, trial, ctx_.options.recheck))
+      seeds.push_back(trial.set_seeds.at(set));
+  }
+  return seeds;
 }
 
 nlohmann::ordered_json WorkloadEvaluation::protocol_fields() const {
@@ -367,7 +405,7 @@ int WorkloadEvaluation::output_slots() const {
                               std::max<std::size_t>(iterations, static_cast<std::size_t>(o.recheck))));
 }
 
-bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const std::vector<std::uint64_t>& seeds,
+bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const TrialPlan& trial,
                                           PendingRechecks& rechecks) {
   const std::size_t invalid =
       std::count_if(r.samples.begin(), r.samples.end(), [](const TimedSample& s) { return !s.valid; });
@@ -416,7 +454,7 @@ bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const std::vector
     if (!verify_inputs_untouched(before, r.input_hashes_after[s], fmt::format("timed input set {}", s)))
       return false;
   }
-  std::optional<std::vector<SlotRecheck>> slots = fetch_rechecks(r, seeds);
+  std::optional<std::vector<SlotRecheck>> slots = fetch_rechecks(r, trial);
   if (!slots) return false;
   start_rechecks(std::move(*slots), rechecks);
   return checks_beside_the_loop() || settle(rechecks);
@@ -431,8 +469,16 @@ bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate,
   // The last trial's re-checks, compared on the host while this trial runs on the device.
   PendingRechecks rechecks;
   for (int t = 0; t < trials; ++t) {
-    std::vector<std::uint64_t> seeds;
-    for (std::size_t k = 0; k < input_sets(); ++k) seeds.push_back(stream.next());
+    // The candidate's trials were drawn with its correctness trials; the reference's come
+    // from its own stream as it goes.
+    const bool planned = is_candidate && static_cast<std::size_t>(t) < plan_.size();
+    TrialPlan drawn;
+    if (!planned) {
+      for (std::size_t k = 0; k < input_sets(); ++k) drawn.set_seeds.push_back(stream.next());
+      if (is_candidate) drawn.pick_seed = stream.next();
+    }
+    const TrialPlan& trial = planned ? plan_[static_cast<std::size_t>(t)] : drawn;
+    const std::vector<std::uint64_t>& seeds = trial.set_seeds;
     m.set_seeds.push_back(seeds);
     Outcome<TimeResult> r;
     std::optional<std::string> malformed;
@@ -457,7 +503,7 @@ bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate,
       }
       return false;
     }
-    if (is_candidate && !verify_timed_run(*r.value, seeds, rechecks)) return false;
+    if (is_candidate && !verify_timed_run(*r.value, trial, rechecks)) return false;
     for (const auto& [k, v] : r.value->phases_ms.items()) {
       m.phases_ms[k] = m.phases_ms.value(k, 0.0) + v.get<double>();
     }

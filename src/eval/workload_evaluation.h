@@ -16,6 +16,7 @@
 #include "eval/eval_options.h"
 #include "eval/measurement_client.h"
 #include "eval/reference_latency_cache.h"
+#include "eval/timing_plan.h"
 #include "eval/workload_result.h"
 
 namespace kh {
@@ -78,8 +79,7 @@ class WorkloadEvaluation {
   using PendingRechecks = std::future<RecheckOutcome>;
   // Verifies a timing trial and starts checking its drawn outputs into `rechecks`;
   // false after recording a failure found on the way.
-  bool verify_timed_run(const TimeResult& r, const std::vector<std::uint64_t>& seeds,
-                        PendingRechecks& rechecks);
+  bool verify_timed_run(const TimeResult& r, const TrialPlan& trial, PendingRechecks& rechecks);
   [[nodiscard]] bool nothing_to_time() const;
   bool verify_inputs_untouched(const std::vector<std::string>& before, const std::vector<std::string>& after,
                                const std::string& when);
@@ -122,7 +122,13 @@ class WorkloadEvaluation {
   // synchronisations that a re-check waits for.
   [[nodiscard]] std::vector<Outcome<CheckResult>> reference_checks(const std::vector<std::uint64_t>& seeds);
   [[nodiscard]] int output_slots() const;
-  [[nodiscard]] std::vector<const TimedOutputSlot*> pick_rechecks(const TimeResult& r);
+  [[nodiscard]] std::vector<const TimedOutputSlot*> pick_rechecks(const TimeResult& r,
+                                                                  std::uint64_t pick_seed) const;
+  // The candidate's timing trials, drawn before the correctness trials (timing_plan.h).
+  void draw_timing_plan();
+  // The seeds whose outputs the plan's re-checks will compare, where a fixed-count loop
+  // makes them known in advance (else none).
+  [[nodiscard]] std::vector<std::uint64_t> foreseen_recheck_seeds() const;
   // A drawn slot, fetched, with everything its check needs, owned: the check runs on
   // another thread while the next trial's loop runs on the device.
   struct SlotRecheck {
@@ -134,8 +140,8 @@ class WorkloadEvaluation {
   };
   // Draws `recheck` of the kept slots and fetches them while the reference computes their
   // seeds' outputs; null after recording why either failed.
-  [[nodiscard]] std::optional<std::vector<SlotRecheck>> fetch_rechecks(
-      const TimeResult& r, const std::vector<std::uint64_t>& seeds);
+  [[nodiscard]] std::optional<std::vector<SlotRecheck>> fetch_rechecks(const TimeResult& r,
+                                                                       const TrialPlan& trial);
   // On the CUDA backend a trial's checks run on the host beside the next trial's loop on
   // the device; on the CPU backend the loop is host work, and they run before it.
   [[nodiscard]] bool checks_beside_the_loop() const;
@@ -164,6 +170,7 @@ class WorkloadEvaluation {
   SeedStream& seeds_;
   WorkloadResult result_;
   std::map<std::uint64_t, CheckResult> reference_cache_;  // per seed, for this workload
+  std::vector<TrialPlan> plan_;                           // the candidate's timing trials
 };
 
 }  // namespace kh

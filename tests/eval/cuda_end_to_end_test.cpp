@@ -89,6 +89,12 @@ TEST_F(CudaEndToEnd, CorrectSolutionPassesTimedByCupti) {
     EXPECT_LT(w.speedup(), 5.0);
     EXPECT_EQ(w.check_seeds.size(), 2u);
     EXPECT_NE(w.check_seeds[0], w.check_seeds[1]) << "every trial needs a fresh seed";
+    // The reference computes the correctness seeds and every re-checked timed set in one
+    // request before the candidate's checks (timing_plan.h): no re-check waits for it.
+    EXPECT_EQ(w.requests.at("reference").at("check_sets").value("count", 0.0), 1.0) << w.requests.dump();
+    EXPECT_EQ(w.requests.at("candidate").at("timed_outputs").value("count", 0.0),
+              static_cast<double>(w.latency->trial_medians_ms.size()))
+        << w.requests.dump();
   }
 }
 
