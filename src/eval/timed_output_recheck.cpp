@@ -21,10 +21,8 @@ namespace kh {
 std::vector<const TimedOutputSlot*> WorkloadEvaluation::pick_rechecks(const TimeResult& r,
                                                                       std::uint64_t pick_seed) const {
   std::vector<const TimedOutputSlot*> picked;
-  for (const std::size_t k : shuffled_indices(r.slots.size(), pick_seed)) {
-    if (picked.size() == static_cast<std::size_t>(std::max(0, ctx_.options.recheck))) break;
+  for (const std::size_t k : drawn_slots(r.slots.size(), pick_seed, ctx_.options.recheck))
     picked.push_back(&r.slots[k]);
-  }
   return picked;
 }
 

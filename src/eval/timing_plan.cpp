@@ -18,19 +18,18 @@ std::vector<std::size_t> kept_slot_sets(const LoopShape& shape) {
   return sets;
 }
 
-std::vector<std::size_t> shuffled_indices(std::size_t count, std::uint64_t seed) {
-  std::vector<std::size_t> order(count);
+std::vector<std::size_t> drawn_slots(std::size_t kept, std::uint64_t pick_seed, int recheck) {
+  std::vector<std::size_t> order(kept);
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(pick_seed));
+  order.resize(std::min(order.size(), static_cast<std::size_t>(std::max(0, recheck))));
   return order;
 }
 
 std::vector<std::size_t> rechecked_sets(const LoopShape& shape, const TrialPlan& plan, int recheck) {
   const std::vector<std::size_t> kept = kept_slot_sets(shape);
-  std::vector<std::size_t> order = shuffled_indices(kept.size(), plan.pick_seed);
-  order.resize(std::min(order.size(), static_cast<std::size_t>(std::max(0, recheck))));
   std::vector<std::size_t> sets;
-  for (const std::size_t k : order) {
+  for (const std::size_t k : drawn_slots(kept.size(), plan.pick_seed, recheck)) {
     if (std::find(sets.begin(), sets.end(), kept[k]) == sets.end()) sets.push_back(kept[k]);
   }
   return sets;

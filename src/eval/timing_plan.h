@@ -19,7 +19,7 @@ namespace kh {
 
 struct TrialPlan {
   std::vector<std::uint64_t> set_seeds;  // one per input set, in set order
-  std::uint64_t pick_seed = 0;           // draws the re-checked slots (shuffled_indices)
+  std::uint64_t pick_seed = 0;           // draws the re-checked slots (drawn_slots)
 };
 
 // The shape of one fixed-count timed loop (eval/worker_side/timed_loop.cpp): call i uses
@@ -35,8 +35,9 @@ struct LoopShape {
 // slot is kept when a timed call wrote it last.
 [[nodiscard]] std::vector<std::size_t> kept_slot_sets(const LoopShape& shape);
 
-// 0..count-1 in the order `seed` draws them: the re-checked slots are the first few.
-[[nodiscard]] std::vector<std::size_t> shuffled_indices(std::size_t count, std::uint64_t seed);
+// The `recheck` of `kept` slots (indices 0..kept-1) that `pick_seed` draws, in draw order.
+// The one draw for both the orchestrator's pick after a loop and the plan's foresight.
+[[nodiscard]] std::vector<std::size_t> drawn_slots(std::size_t kept, std::uint64_t pick_seed, int recheck);
 
 // The input sets whose outputs the re-check of `plan`'s trial will compare: those of the
 // first `recheck` kept slots in draw order, each once, in that order.
