@@ -16,9 +16,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // The timers of one loop: the best the backend has, plus CUDA events beside CUPTI.
-// Made per request on purpose: CUPTI's activity API then traces only the timed loop,
-// not the harness's own uploads and read-backs (kept on for the worker's life, it made
-// every request slower on the H200: 92 ms against 70 ms per workload).
+// Made per request; CUPTI's activity API under them stays enabled for the worker's life
+// (the CUDA backend holds it), since enabling it per request cost the next CUDA call
+// 0.55-0.8 ms on the H200 (docs/timing.md).
 struct TimerPair {
   std::unique_ptr<IterationTimer> primary;
   std::unique_ptr<IterationTimer> secondary;
@@ -74,7 +74,7 @@ class Loop {
       keep_timed_slots();
     }
     t = Clock::now();
-    timers = {};  // CUPTI's activity tracing ends here
+    timers = {};  // the timers' events and windows go; CUPTI's subscription stays with the backend
     lap(t, result_.phases.teardown_ms);
     return std::move(result_);
   }
