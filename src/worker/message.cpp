@@ -25,6 +25,8 @@ Message Message::make(std::string_view kind, std::uint64_t request_id, nlohmann:
   m.header["kind"] = std::string(kind);
   if (!fields.is_null()) {
     if (!fields.is_object()) throw Error("message fields must be a JSON object");
+    // Sized once: an ordered_json object deep-copies its members each time it grows.
+    m.header.get_ref<nlohmann::ordered_json::object_t&>().reserve(fields.size() + 1);
     for (auto& [key, value] : fields.items())
       if (key != "kind") m.header[key] = std::move(value);
   }

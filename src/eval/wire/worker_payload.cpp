@@ -81,18 +81,29 @@ LingeringWork lingering_from_json(const ordered_json& j) {
 
 Message timed_reply(std::uint64_t request_id, const TimedLoopResult& r, ordered_json fields) {
   ordered_json samples = ordered_json::array();
+  samples.get_ref<ordered_json::array_t&>().reserve(r.samples.size());
   for (const TimedSample& s : r.samples) {
-    samples.push_back({{"ms", s.ms},
-                       {"event_ms", s.event_ms},
-                       {"call_ms", s.call_ms},
-                       {"activities", s.activities},
-                       {"valid", s.valid},
-                       {"clock_mhz", s.clock_mhz},
-                       {"set", s.input_set}});
+    ordered_json one = ordered_json::object();
+    // Sized once: an ordered_json object deep-copies its members each time it grows.
+    one.get_ref<ordered_json::object_t&>().reserve(7);
+    one["ms"] = s.ms;
+    one["event_ms"] = s.event_ms;
+    one["call_ms"] = s.call_ms;
+    one["activities"] = s.activities;
+    one["valid"] = s.valid;
+    one["clock_mhz"] = s.clock_mhz;
+    one["set"] = s.input_set;
+    samples.push_back(std::move(one));
   }
+  ordered_json slots = ordered_json::array();
+  for (const TimedOutputSlot& o : r.slots) {
+    slots.push_back(
+        {{"slot", o.slot}, {"iteration", o.iteration}, {"set", o.input_set}, {"hashes", o.hashes}});
+  }
+  fields.get_ref<ordered_json::object_t&>().reserve(fields.size() + 8);
   fields["timer"] = r.timer;
   fields["timer_note"] = r.timer_note;
-  fields["samples"] = samples;
+  fields["samples"] = std::move(samples);
   fields["stop_reason"] = r.stop_reason;
   fields["stray"] = r.stray;
   fields["lingering"] = lingering_to_json(r.lingering);
@@ -104,12 +115,7 @@ Message timed_reply(std::uint64_t request_id, const TimedLoopResult& r, ordered_
                          {"collect", r.phases.collect_ms},
                          {"warmup", r.phases.warmup_ms},
                          {"lingering_probe", r.phases.probe_ms}};
-  ordered_json slots = ordered_json::array();
-  for (const TimedOutputSlot& o : r.slots) {
-    slots.push_back(
-        {{"slot", o.slot}, {"iteration", o.iteration}, {"set", o.input_set}, {"hashes", o.hashes}});
-  }
-  fields["slots"] = slots;
+  fields["slots"] = std::move(slots);
   return Message::make(measurement::kTime, request_id, std::move(fields));
 }
 

@@ -6,6 +6,7 @@
 #include <new>
 #include <utility>
 
+#include "base/ordered_json_parse.h"
 #include "error/error.h"
 #include "worker/payload_buffers.h"
 
@@ -76,13 +77,13 @@ void FrameReader::finish_header() {
 }
 
 void FrameReader::finish_json() {
-  auto parsed = nlohmann::ordered_json::parse(json_, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) throw Error(fmt::format("{}: frame header is not valid JSON", origin_));
-  validate_header(parsed, origin_);
+  std::optional<nlohmann::ordered_json> parsed = parse_ordered_json(json_);
+  if (!parsed) throw Error(fmt::format("{}: frame header is not valid JSON", origin_));
+  validate_header(*parsed, origin_);
   json_.clear();
   json_.shrink_to_fit();
   message_.request_id = header_.request_id;
-  message_.header = std::move(parsed);
+  message_.header = std::move(*parsed);
   start_payload();
 }
 
