@@ -130,6 +130,10 @@ class Backend {
     for (const auto& [ptr, bytes] : regions) fill(ptr, byte, bytes);
     flush_cache();
   }
+  // Called by a worker after it sent a reply, while the orchestrator reads it: costs the
+  // backend would otherwise charge to the next request are paid here. Never throws; an
+  // error it meets resurfaces in the next call.
+  virtual void between_requests() noexcept {}
   // Current SM clock in MHz (NVML), or nullopt where it cannot be read.
   [[nodiscard]] virtual std::optional<double> sm_clock_mhz() = 0;
 

@@ -122,7 +122,23 @@ CudaBackend::CudaBackend(int ordinal)
 
 int CudaBackend::dlpack_device_type() const { return kDLCUDA; }
 
-CudaBackend::~CudaBackend() { free_blocks(blocks_.drain()); }
+CudaBackend::~CudaBackend() {
+  free_blocks(blocks_.drain());
+  if (touch_ != nullptr) KH_CUDA_CALL_NOEXCEPT(cudaFree(touch_));
+}
+
+void CudaBackend::between_requests() noexcept {
+  if (sticky_ || !cupti_ || !cupti_->take_drained()) return;
+  cudaError_t status = touch_ != nullptr ? cudaSuccess : cudaMalloc(&touch_, sizeof(std::uint32_t));
+  if (status == cudaSuccess)
+    status = cudaMemsetAsync(touch_, 0, sizeof(std::uint32_t), housekeeping_stream_.get());
+  if (status == cudaSuccess) status = cudaStreamSynchronize(housekeeping_stream_.get());
+  if (status == cudaSuccess) return;
+  // Nothing waits on this call: a broken context is left for the next request to report,
+  // and a passing error must not surface in an unrelated later call.
+  if (is_sticky_cuda_error(status)) sticky_ = true;
+  static_cast<void>(cudaGetLastError());
+}
 
 void* CudaBackend::allocate(std::size_t bytes) {
   // cudaMalloc(0) may return null; one byte keeps allocate()'s never-null promise.

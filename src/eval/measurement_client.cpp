@@ -12,6 +12,7 @@
 #include "eval/wire/measurement_protocol.h"
 #include "eval/wire/worker_entry.h"
 #include "eval/wire/worker_payload.h"
+#include "tensor/chunked_hash.h"
 #include "trace/json_io.h"
 #include "worker/payload_buffers.h"
 
@@ -149,33 +150,47 @@ std::vector<CheckResult> read_check_sets(const Definition& d, const Workload& w,
   return out;
 }
 
+// The member `key` of `h`, or an empty value of its kind: read in place, since value()
+// would deep-copy it.
+const nlohmann::ordered_json& member_or(const nlohmann::ordered_json& h, const char* key,
+                                        const nlohmann::ordered_json& empty) {
+  const auto it = h.find(key);
+  return it == h.end() ? empty : *it;
+}
+
+std::vector<std::string> hex_strings(const std::vector<std::uint64_t>& hashes) {
+  std::vector<std::string> out;
+  out.reserve(hashes.size());
+  for (const std::uint64_t h : hashes) out.push_back(chunked_hash_hex(h));
+  return out;
+}
+
 TimeResult read_time(const Definition& d, const Message& reply, std::size_t set_count, double wall_ms) {
+  static const nlohmann::ordered_json kNoObject = nlohmann::ordered_json::object();
+  static const nlohmann::ordered_json kNoArray = nlohmann::ordered_json::array();
   const auto& h = reply.header;
   TimeResult r;
   r.wall_ms = wall_ms;
   r.timer = h.value("timer", std::string());
   r.timer_note = h.value("timer_note", std::string());
-  r.samples = samples_from_json(h.value("samples", nlohmann::ordered_json::array()));
   r.stop_reason = h.value("stop_reason", std::string());
   r.stray = h.value("stray", std::size_t{0});
   for (const char* group : {"setup_ms", "phases_ms"}) {
-    const nlohmann::ordered_json phases = h.value(group, nlohmann::ordered_json::object());
+    const nlohmann::ordered_json& phases = member_or(h, group, kNoObject);
+    if (!phases.is_object()) continue;
     for (const auto& [k, v] : phases.items()) {
       if (v.is_number()) r.phases_ms[k] = v;
     }
   }
-  r.lingering = lingering_from_json(h.value("lingering", nlohmann::ordered_json::object()));
-  for (const auto& set : h.value("input_hashes_before", nlohmann::ordered_json::array()))
-    r.input_hashes_before.push_back(strings(set));
-  for (const auto& set : h.value("input_hashes_after", nlohmann::ordered_json::array()))
-    r.input_hashes_after.push_back(strings(set));
-  if (r.input_hashes_before.size() != set_count || r.input_hashes_after.size() != set_count) {
-    throw Error(Location{"", 0, "reply.input_hashes_after"},
-                fmt::format("worker hashed {} and {} input sets before and after the loop; it was given {}",
-                            r.input_hashes_before.size(), r.input_hashes_after.size(), set_count));
-  }
+  r.lingering = lingering_from_json(member_or(h, "lingering", kNoObject));
+  TimedReplyBulk bulk = read_timed_bulk(reply, set_count, d.inputs.size());
+  r.samples = std::move(bulk.samples);
+  for (const auto& set : bulk.before) r.input_hashes_before.push_back(hex_strings(set));
+  for (const auto& set : bulk.after) r.input_hashes_after.push_back(hex_strings(set));
   const std::size_t output_count = d.outputs.size();
-  for (const auto& j : h.value("slots", nlohmann::ordered_json::array())) {
+  const nlohmann::ordered_json& slots = member_or(h, "slots", kNoArray);
+  if (!slots.is_array()) throw Error(Location{"", 0, "reply.slots"}, "not an array");
+  for (const auto& j : slots) {
     TimedOutputSlot o{j.value("slot", -1), j.value("iteration", 0), j.value("set", -1),
                       strings(j.value("hashes", nlohmann::ordered_json::array()))};
     if (o.input_set < 0 || static_cast<std::size_t>(o.input_set) >= set_count) {
@@ -398,10 +413,10 @@ Outcome<CheckResult> MeasurementClient::check(const Definition& d, const Workloa
 Outcome<std::vector<CheckResult>> MeasurementClient::check_sets(const Definition& d, const Workload& w,
                                                                 const std::filesystem::path& root,
                                                                 const std::vector<std::uint64_t>& seeds,
-                                                                std::uint8_t poison) {
+                                                                const std::vector<std::uint8_t>& poisons) {
   auto fields = workload_fields(d, w, root);
   fields["seeds"] = seeds;
-  fields["poison"] = poison;
+  fields["poisons"] = poisons;
   fields["candidate"] = config_.candidate;
   return read_reply(measurement::kCheckSets, [&]() -> Outcome<std::vector<CheckResult>> {
     Message reply;

@@ -113,11 +113,18 @@ class MeasurementClient {
                                            std::uint8_t poison);
   // check() for several seeds in one request, their results in the seeds' order; one
   // failing call fails them all (its message names the seed). For the reference, whose
-  // outputs for the re-checked timed sets are wanted together.
+  // outputs for the re-checked timed sets are wanted together, and for a candidate's
+  // correctness trials on CUDA. `poisons` holds one byte a seed.
   [[nodiscard]] Outcome<std::vector<CheckResult>> check_sets(const Definition& d, const Workload& w,
                                                              const std::filesystem::path& root,
                                                              const std::vector<std::uint64_t>& seeds,
-                                                             std::uint8_t poison);
+                                                             const std::vector<std::uint8_t>& poisons);
+  [[nodiscard]] Outcome<std::vector<CheckResult>> check_sets(const Definition& d, const Workload& w,
+                                                             const std::filesystem::path& root,
+                                                             const std::vector<std::uint64_t>& seeds,
+                                                             std::uint8_t poison) {
+    return check_sets(d, w, root, seeds, std::vector<std::uint8_t>(seeds.size(), poison));
+  }
   [[nodiscard]] Outcome<TimeResult> time(const Definition& d, const Workload& w,
                                          const std::filesystem::path& root,
                                          const std::vector<std::uint64_t>& set_seeds,

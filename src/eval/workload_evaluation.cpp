@@ -1,6 +1,7 @@
 #include "eval/workload_evaluation.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <kharness/entry.h>
 
 #include <algorithm>
@@ -283,16 +284,26 @@ bool WorkloadEvaluation::check_correctness() {
             std::move(foreseen)))
       return false;
   }
+  std::vector<Outcome<CheckResult>> together;
+  if (on_device && seeds.size() > 1) {
+    std::optional<std::vector<Outcome<CheckResult>>> r = candidate_checks_together(seeds);
+    if (!r) return false;
+    together = std::move(*r);
+  }
   for (int t = 0; t < ctx_.options.correctness_trials; ++t) {
     const std::uint64_t seed = seeds[static_cast<std::size_t>(t)];
     result_.check_seeds.push_back(seed);
     const std::string when = fmt::format("correctness trial {} (seed {})", t + 1, seed);
     Outcome<CheckResult> out;
     std::optional<std::string> malformed;
-    try {
-      out = candidate_.check(ctx_.definition, ctx_.workload, ctx_.root, seed, kPoison[t % 2]);
-    } catch (const Error& e) {
-      malformed = e.what();
+    if (!together.empty()) {
+      out = std::move(together[static_cast<std::size_t>(t)]);
+    } else {
+      try {
+        out = candidate_.check(ctx_.definition, ctx_.workload, ctx_.root, seed, kPoison[t % 2]);
+      } catch (const Error& e) {
+        malformed = e.what();
+      }
     }
     // A reference that failed is the harness's problem: it is reported before anything
     // the candidate did.
@@ -323,6 +334,32 @@ bool WorkloadEvaluation::check_correctness() {
     }
   }
   return true;
+}
+
+std::optional<std::vector<Outcome<CheckResult>>> WorkloadEvaluation::candidate_checks_together(
+    const std::vector<std::uint64_t>& seeds) {
+  std::vector<std::uint8_t> poisons;
+  for (std::size_t t = 0; t < seeds.size(); ++t) poisons.push_back(kPoison[t % 2]);
+  const std::string when =
+      fmt::format("correctness trials 1-{} (seeds {})", seeds.size(), fmt::join(seeds, ", "));
+  Outcome<std::vector<CheckResult>> r;
+  try {
+    r = candidate_.check_sets(ctx_.definition, ctx_.workload, ctx_.root, seeds, poisons);
+  } catch (const Error& e) {
+    fail(EvalStatus::reward_hack, fmt::format("{}: malformed reply from the worker: {}", when, e.what()));
+    return std::nullopt;
+  }
+  if (!r.value && r.failure->kind == CallFailure::Kind::timeout) {
+    fail_call(*r.failure, when);  // asking each trial alone would wait out the timeout again
+    return std::nullopt;
+  }
+  std::vector<Outcome<CheckResult>> out;
+  // A call that failed or crashed: the trials are asked one by one, on a fresh worker
+  // where it crashed, so that the verdict is the first trial's that went wrong, as it
+  // would have been had they never been asked together.
+  if (!r.value) return out;
+  for (CheckResult& c : *r.value) out.push_back({std::move(c), std::nullopt});
+  return out;
 }
 
 void WorkloadEvaluation::draw_timing_plan() {

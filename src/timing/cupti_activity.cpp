@@ -161,6 +161,7 @@ void CuptiActivity::discard() noexcept {
 
 std::vector<ActivityRecord> CuptiActivity::drain() {
   KH_CUPTI_CALL(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+  drained_ = true;
   RecordStore& s = store();
   const std::lock_guard lock(s.mutex);
   const std::size_t dropped = std::exchange(s.dropped, 0);

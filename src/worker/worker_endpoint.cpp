@@ -47,7 +47,7 @@ Channel open_inherited_channel(ChannelOptions options) {
   return channel;
 }
 
-void serve(Channel& channel, const RequestHandler& handler) {
+void serve(Channel& channel, const RequestHandler& handler, const std::function<void()>& after_reply) {
   for (;;) {
     std::optional<Message> request;
     try {
@@ -66,6 +66,7 @@ void serve(Channel& channel, const RequestHandler& handler) {
     reply.request_id = request->request_id;
     channel.send(reply);
     give_back_payload_buffer(std::move(reply.payload));
+    if (after_reply) after_reply();
   }
 }
 

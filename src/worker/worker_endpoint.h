@@ -17,7 +17,8 @@ using RequestHandler = std::function<Message(const Message& request)>;
 
 // Answers requests until a "shutdown" request or EOF. Each reply carries the
 // request's id. A handler that throws is answered with {"kind":"error","message":
-// what()}, so the orchestrator learns why; the loop goes on.
-void serve(Channel& channel, const RequestHandler& handler);
+// what()}, so the orchestrator learns why; the loop goes on. `after_reply`, when given,
+// runs after each reply is sent, while the orchestrator reads it.
+void serve(Channel& channel, const RequestHandler& handler, const std::function<void()>& after_reply = {});
 
 }  // namespace kh

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 
@@ -64,6 +65,33 @@ TEST_F(CheckSets, AFailingCallFailsTheRequestUnderItsSeed) {
   const Outcome<CheckResult> again = worker->check(op_->definition, w, op_->dir, 23, 0xFF);
   EXPECT_FALSE(again.value);
   EXPECT_EQ(again.failure->kind, CallFailure::Kind::candidate_error);
+}
+
+// A candidate's correctness trials alternate poison bytes; asked together, each seed's
+// outputs are poisoned with its own, so a solution that writes nothing shows each.
+TEST_F(CheckSets, EachSeedIsPoisonedWithItsOwnByte) {
+  const std::unique_ptr<MeasurementClient> worker =
+      worker_with(test::gallery_solution(kSolutions, "unwritten.cpp", "cpp", {"rmsnorm_common.h"}));
+  ASSERT_NE(worker, nullptr);
+  const Workload w = ops_->workloads("rmsnorm_h128", false).front();
+  const std::vector<std::uint8_t> poisons = {0xFF, 0xA5, 0x5A};
+  const Outcome<std::vector<CheckResult>> r =
+      worker->check_sets(op_->definition, w, op_->dir, {31, 32, 33}, poisons);
+  ASSERT_TRUE(r.value) << r.failure->message;
+  ASSERT_EQ(r.value->size(), poisons.size());
+  for (std::size_t i = 0; i < poisons.size(); ++i) {
+    for (const HostTensor& out : r.value->at(i).outputs) {
+      ASSERT_FALSE(out.bytes().empty());
+      EXPECT_TRUE(std::ranges::all_of(out.bytes(), [&](std::byte b) { return b == std::byte{poisons[i]}; }))
+          << "seed " << i << " holds bytes other than its poison " << int(poisons[i]);
+    }
+  }
+  // One byte short: the worker refuses the request rather than guess the missing one.
+  const Outcome<std::vector<CheckResult>> short_one =
+      worker->check_sets(op_->definition, w, op_->dir, {31, 32, 33}, std::vector<std::uint8_t>{0xFF, 0xA5});
+  ASSERT_FALSE(short_one.value);
+  EXPECT_NE(short_one.failure->message.find("2 poison bytes for 3 seeds"), std::string::npos)
+      << short_one.failure->message;
 }
 
 }  // namespace

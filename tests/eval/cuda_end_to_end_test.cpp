@@ -92,6 +92,9 @@ TEST_F(CudaEndToEnd, CorrectSolutionPassesTimedByCupti) {
     // The reference computes the correctness seeds and every re-checked timed set in one
     // request before the candidate's checks (timing_plan.h): no re-check waits for it.
     EXPECT_EQ(w.requests.at("reference").at("check_sets").value("count", 0.0), 1.0) << w.requests.dump();
+    // The candidate's correctness trials, in one request too.
+    EXPECT_EQ(w.requests.at("candidate").at("check_sets").value("count", 0.0), 1.0) << w.requests.dump();
+    EXPECT_FALSE(w.requests.at("candidate").contains("check")) << w.requests.dump();
     EXPECT_EQ(w.requests.at("candidate").at("timed_outputs").value("count", 0.0),
               static_cast<double>(w.latency->trial_medians_ms.size()))
         << w.requests.dump();

@@ -74,6 +74,26 @@ TEST(ActivityWindows, SlackAbsorbsTimestampSkewAtTheEdges) {
   EXPECT_EQ(result.strays, 0u);  // 97 us started before timing began
 }
 
+TEST(ActivityWindows, HousekeepingWorkCountsInsideAWindowButNotInItsTrailingSlack) {
+  WindowRule rule;
+  rule.slack_ns = 2 * kUs;
+  rule.housekeeping_streams = {3};
+  const std::vector<TimingWindow> windows = {{100 * kUs, 200 * kUs, 0}, {300 * kUs, 400 * kUs, 0}};
+  const std::vector<ActivityRecord> records = {
+      {110 * kUs, 120 * kUs, 7},
+      {150 * kUs, 190 * kUs, 3},  // on the harness's stream inside the window: still the call's
+      {310 * kUs, 320 * kUs, 7},
+      {401 * kUs, 430 * kUs, 3},  // the harness hashing right after the last window: not the call's
+      {401 * kUs, 405 * kUs, 7},  // the candidate's, in the slack: the call's
+  };
+  const WindowAssignment result = assign_to_windows(records, windows, rule);
+  EXPECT_EQ(result.samples[0].activities, 2);
+  EXPECT_DOUBLE_EQ(result.samples[0].span_ms, 0.080);
+  EXPECT_EQ(result.samples[1].activities, 2);
+  EXPECT_DOUBLE_EQ(result.samples[1].span_ms, 0.095);
+  EXPECT_EQ(result.strays, 0u);
+}
+
 TEST(ActivityWindows, NoWindowsMeansNoSamplesAndNoStrays) {
   const WindowAssignment result = assign_to_windows({{1, 2, 0}}, {}, WindowRule{});
   EXPECT_TRUE(result.samples.empty());

@@ -67,6 +67,21 @@ TEST_F(WorkerSessionTest, AThrowingHandlerRepliesWithAnError) {
   EXPECT_TRUE(session.call("echo", nullptr, {}, kReplyTimeout).ok());  // the loop goes on
 }
 
+TEST_F(WorkerSessionTest, AfterReplyRunsOnceForEachReplyAfterItWasSent) {
+  ASSERT_TRUE(session.call("echo", nullptr, {}, kReplyTimeout).ok());
+  ASSERT_TRUE(session.call("throw", nullptr, {}, kReplyTimeout).ok());  // an error reply counts too
+  auto counted = session.call("after_replies", nullptr, {}, kReplyTimeout);
+  ASSERT_TRUE(counted.ok()) << counted.describe();
+  EXPECT_EQ(counted.reply->header["after_replies"], 2);
+  // The hook sleeps 2 s after this reply: the reply must not wait for it.
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(session.call("slow_after_reply", nullptr, {}, kReplyTimeout).ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 1500ms);
+  auto after = session.call("after_replies", nullptr, {}, kReplyTimeout);
+  ASSERT_TRUE(after.ok()) << after.describe();
+  EXPECT_EQ(after.reply->header["after_replies"], 4);
+}
+
 TEST_F(WorkerSessionTest, CollectsLogFrames) {
   auto outcome = session.call("progress", {{"count", 5}}, {}, kReplyTimeout);
   ASSERT_TRUE(outcome.ok()) << outcome.describe();

@@ -8,12 +8,15 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "worker/detail/frame_header.h"
@@ -23,13 +26,22 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// What serve()'s after_reply hook did: how often it ran, and whether the next run sleeps.
+int g_after_replies = 0;
+bool g_slow_after_reply = false;
+
+void after_reply() {
+  ++g_after_replies;
+  if (std::exchange(g_slow_after_reply, false)) std::this_thread::sleep_for(std::chrono::seconds(2));
+}
+
 [[noreturn]] void hang() {
   for (;;) ::pause();
 }
 
 [[noreturn]] void segfault() {
   volatile int* volatile nowhere = nullptr;
-  *nowhere = 1;
+  *nowhere = 1;  // NOLINT(clang-analyzer-core.NullDereference): the crash is the point
   std::abort();
 }
 
@@ -160,6 +172,11 @@ kh::Message handle(kh::Channel& channel, const kh::Message& request) {
     for (int i = 0; i < h.value("count", 3); ++i) channel.send(kh::Message::make("log", id, {{"line", i}}));
     return kh::Message::make("done", id);
   }
+  if (kind == "after_replies") return kh::Message::make("counted", id, {{"after_replies", g_after_replies}});
+  if (kind == "slow_after_reply") {
+    g_slow_after_reply = true;
+    return kh::Message::make("slow", id);
+  }
   if (kind == "describe") return kh::Message::make("described", id, describe_fds());
   if (kind == "region_echo") return region_echo(channel, request);
   if (kind == "region_overclaim") claim_region_bytes(channel.reply_region().size() + 1, id);
@@ -187,6 +204,7 @@ int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "serve";
   if (mode == "exit") return argc > 2 ? std::atoi(argv[2]) : 0;
   kh::Channel channel = kh::open_inherited_channel();
-  kh::serve(channel, [&](const kh::Message& request) { return handle(channel, request); });
+  kh::serve(
+      channel, [&](const kh::Message& request) { return handle(channel, request); }, after_reply);
   return 0;
 }

@@ -7,18 +7,22 @@
 //          -> {outputs:[{name,dtype,shape,nbytes}], input_hashes_before:[hex],
 //              input_hashes_after:[hex], call_ms, error?, sticky, lingering_cpu_ms}
 //          payload: the outputs' bytes, concatenated in definition order
-//   check_sets {definition, workload, root, seeds:[..], poison, candidate}
+//   check_sets {definition, workload, root, seeds:[..], poisons:[byte per seed] | poison,
+//               candidate}
 //          -> {checks:[{outputs, input_hashes_before, input_hashes_after, call_ms} per seed],
 //              error?, failed_seed?, sticky}
-//          check for several seeds at once (the orchestrator asks it of the reference);
+//          check for several seeds at once (the orchestrator asks it of the reference,
+//          and of a candidate for its correctness trials on CUDA);
 //          payload: each seed's outputs in turn, as check's
 //   time   {definition, workload, root, set_seeds:[..], poison, warmup,
 //           iterations | robust:{max_noise,min_samples,min_time_s,timeout_s,max_samples},
 //           recheck}
-//          -> {timer, timer_note, samples:[{ms, event_ms, call_ms, activities, valid, clock_mhz}],
+//          -> {timer, timer_note, bulk:{samples, sets, hashes_per_set},
 //              slots:[{slot, iteration, set, hashes:[hex per output]}],
-//              input_hashes_before, input_hashes_after: [[hex per input] per set],
 //              stop_reason, error?, sticky, stray}
+//          payload (worker_payload.h): per sample 7 doubles (ms, event_ms, call_ms,
+//          activities, valid, clock_mhz, set), then the input sets' hashes before the
+//          loop and after it, as uint64 [set][input];
 //          the output slots stay on the device until the next check or time request
 //   timed_outputs {slots:[slot..]}  -> {slots:[{slot, outputs:[{name,dtype,shape,nbytes}]}]}
 //          payload: the named slots' outputs, concatenated in request order

@@ -43,28 +43,43 @@ RequestedWorkload parse_workload_request(const ordered_json& h) {
 // Content hashes of input sets, set by set in definition order, computed where they lie:
 // a tensor's on the device, all sets in one pass with nothing but the hashes read back;
 // a scalar's from its value stored in its dtype, since it never leaves the host.
-ordered_json hash_input_sets(Backend& backend, const std::vector<std::vector<DeviceTensor>>& sets) {
+InputSetHashes set_hashes(Backend& backend, const std::vector<std::vector<DeviceTensor>>& sets) {
   std::vector<Backend::Region> regions;
   for (const auto& set : sets)
     for (const DeviceTensor& t : set)
       if (!t.scalar) regions.push_back({t.data, t.bytes});
   const std::vector<std::uint64_t> hashes = backend.hash_all(regions);
-  ordered_json out = ordered_json::array();
+  InputSetHashes out;
+  out.reserve(sets.size());
   std::size_t next = 0;
   for (const auto& set : sets) {
-    ordered_json one = ordered_json::array();
+    std::vector<std::uint64_t>& one = out.emplace_back();
     for (const DeviceTensor& t : set) {
       if (!t.scalar) {
-        one.push_back(chunked_hash_hex(hashes.at(next++)));
+        one.push_back(hashes.at(next++));
         continue;
       }
       HostTensor value = HostTensor::scalar(t.dtype);
       write_from_double(value, 0, t.scalar_value);
-      one.push_back(chunked_hash_hex(chunked_hash(value.bytes())));
+      one.push_back(chunked_hash(value.bytes()));
     }
+  }
+  return out;
+}
+
+// The same as JSON, in the hex form the orchestrator compares.
+ordered_json hashes_to_json(const InputSetHashes& sets) {
+  ordered_json out = ordered_json::array();
+  for (const auto& set : sets) {
+    ordered_json one = ordered_json::array();
+    for (const std::uint64_t h : set) one.push_back(chunked_hash_hex(h));
     out.push_back(std::move(one));
   }
   return out;
+}
+
+ordered_json hash_input_sets(Backend& backend, const std::vector<std::vector<DeviceTensor>>& sets) {
+  return hashes_to_json(set_hashes(backend, sets));
 }
 
 ordered_json hash_inputs(Backend& backend, const std::vector<DeviceTensor>& set) {
@@ -80,6 +95,17 @@ void record_failure(Backend& backend, const std::string& what, EvalStatus status
   reply["error"] = what;
   if (status != EvalStatus::runtime_error) reply["error_status"] = status_name(status);
   reply["sticky"] = backend.sticky();
+}
+
+// The poison byte of each of `count` seeds: `poisons`, one a seed, or `poison` for all.
+std::vector<std::uint8_t> seed_poisons(const ordered_json& h, std::size_t count) {
+  if (!h.contains("poisons")) return std::vector<std::uint8_t>(count, h.value("poison", std::uint8_t{0xFF}));
+  auto poisons = h.at("poisons").get<std::vector<std::uint8_t>>();
+  if (poisons.size() != count) {
+    throw Error(Location{"", 0, "request.poisons"},
+                fmt::format("{} poison bytes for {} seeds", poisons.size(), count));
+  }
+  return poisons;
 }
 
 }  // namespace
@@ -261,7 +287,7 @@ Message MeasurementService::check(const Message& request) {
 // read back together, so the per-request costs (round trip, synchronisations, launches
 // of the generators) are paid once. Each call still ends in its own synchronisation, so
 // that a failure is the call's. No lingering-work probe: the orchestrator asks this of
-// the reference only.
+// the reference, and of a candidate only on the CUDA backend, where there is none.
 Message MeasurementService::check_sets(const Message& request) {
   static_cast<void>(kernel());
   kept_outputs_.clear();
@@ -279,10 +305,11 @@ Message MeasurementService::check_sets(const Message& request) {
   const ordered_json before = hash_input_sets(*backend_, sets);
   phases["hash"] = ms_since(t);
   t = Clock::now();
+  const std::vector<std::uint8_t> poisons = seed_poisons(request.header, sets.size());
   std::vector<std::vector<DeviceTensor>> outputs;
   for (std::size_t i = 0; i < sets.size(); ++i) {
     outputs.push_back(allocate_outputs(*backend_, layouts));
-    poison(*backend_, outputs.back(), request.header.value("poison", std::uint8_t{0xFF}));
+    poison(*backend_, outputs.back(), poisons[i]);
   }
   backend_->synchronize();
   phases["poison"] = ms_since(t);
@@ -340,10 +367,22 @@ Message MeasurementService::time(const Message& request) {
       *backend_, w.definition, w.workload, w.root, h.at("set_seeds").get<std::vector<std::uint64_t>>());
   setup["generate"] = ms_since(t);
   t = Clock::now();
-  ordered_json before = hash_input_sets(*backend_, device_sets);
+  const InputSetHashes before = set_hashes(*backend_, device_sets);
   backend_->synchronize();
   setup["hash"] = ms_since(t);
 
+  // The input sets after the loop and the kept output slots, hashed in one pass (one
+  // launch, one read-back) before CUPTI's records are collected, whose forced flush
+  // costs the next device work a few hundred microseconds.
+  InputSetHashes after;
+  double hash_after_ms = 0;
+  config.after_last_call = [&](const KeptOutputs& slots) {
+    const auto start = Clock::now();
+    std::vector<std::vector<DeviceTensor>> hashed = device_sets;
+    hashed.insert(hashed.end(), slots.begin(), slots.end());
+    after = set_hashes(*backend_, hashed);
+    hash_after_ms = ms_since(start);
+  };
   ordered_json reply = {{"sticky", false}};
   TimedLoopResult r;
   KeptOutputs kept;
@@ -352,33 +391,26 @@ Message MeasurementService::time(const Message& request) {
   } catch (const Error& e) {
     r.error = e.what();
   }
+  if (r.error.empty() && after.size() != device_sets.size() + kept.size())
+    r.error = "the timed loop ended without hashing its input sets and kept outputs";
   if (!r.error.empty()) {
     record_failure(*backend_, r.error, r.error_status, reply);
     return Message::make(measurement::kTime, request.request_id, reply);
   }
-  t = Clock::now();
-  // The input sets after the loop and the kept output slots in one pass: one launch and
-  // one read-back. This is the first device work after the loop's CUPTI flush, which
-  // costs the next call a few hundred microseconds (docs/timing.md); `hash_after` shows it.
   const std::size_t set_count = device_sets.size();
-  std::vector<std::vector<DeviceTensor>> hashed = std::move(device_sets);
-  hashed.insert(hashed.end(), kept.begin(), kept.end());
-  ordered_json after = hash_input_sets(*backend_, hashed);
-  for (std::size_t s = 0; s < r.slots.size(); ++s) r.slots[s].hashes = after.at(set_count + s);
-  after.erase(after.begin() + static_cast<std::ptrdiff_t>(set_count), after.end());
-  setup["hash_after"] = ms_since(t);
+  for (std::size_t s = 0; s < r.slots.size(); ++s)
+    r.slots[s].hashes = hashes_to_json({after.at(set_count + s)}).at(0);
+  after.resize(set_count);
+  setup["hash_after"] = hash_after_ms;
   t = Clock::now();
-  hashed.clear();  // the input sets' memory goes back before the reply is built
+  device_sets.clear();  // the input sets' memory goes back before the reply is built
   kept_outputs_ = std::move(kept);
   kept_specs_ = w.definition.outputs;
   kept_layouts_ = layouts;
   setup["release"] = ms_since(t);
   t = Clock::now();
-  reply.get_ref<ordered_json::object_t&>().reserve(16);  // grown, ordered_json would deep-copy its members
-  reply["input_hashes_before"] = std::move(before);
-  reply["input_hashes_after"] = std::move(after);
   reply["setup_ms"] = std::move(setup);
-  Message m = timed_reply(request.request_id, r, std::move(reply));
+  Message m = timed_reply(request.request_id, r, before, after, std::move(reply));
   m.header["setup_ms"]["reply"] = ms_since(t);
   return m;
 }
@@ -413,10 +445,15 @@ int run_measurement_worker(const std::string& backend_name) {
   } catch (const Error& e) {
     startup_error = e.what();  // answered to every request below, so the orchestrator sees why
   }
-  serve(channel, [&](const Message& request) -> Message {
-    if (!service) throw Error("worker could not start backend '" + backend_name + "': " + startup_error);
-    return service->handle(request);
-  });
+  serve(
+      channel,
+      [&](const Message& request) -> Message {
+        if (!service) throw Error("worker could not start backend '" + backend_name + "': " + startup_error);
+        return service->handle(request);
+      },
+      [&] {
+        if (service) service->between_requests();
+      });
   return 0;
 }
 

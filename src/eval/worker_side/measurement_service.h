@@ -32,6 +32,9 @@ class MeasurementService {
   // Answers one request; throws kh::Error for a malformed request. The reply carries
   // `handled_ms`, the worker's time on it.
   [[nodiscard]] Message handle(const Message& request);
+  // After a reply went out: the backend pays here what the next request would (a
+  // CUPTI flush's cost to the next recorded call), while the orchestrator reads it.
+  void between_requests() noexcept { backend_->between_requests(); }
 
  private:
   [[nodiscard]] Message dispatch(const Message& request);

@@ -66,12 +66,11 @@ class Loop {
     result_.timer_note = timers.note;
     if (warm_up()) {
       if (config_.protocol.fixed_count()) {
-        run_batch(timers, config_.protocol.iterations);
+        run_batch(timers, config_.protocol.iterations, /*last=*/true);
         result_.stop_reason = std::to_string(config_.protocol.iterations) + " iterations (official protocol)";
-      } else {
-        run_robust(timers);
+      } else if (run_robust(timers)) {
+        end_calls();
       }
-      keep_timed_slots();
     }
     t = Clock::now();
     timers = {};  // the timers' events and windows go; CUPTI's subscription stays with the backend
@@ -134,7 +133,14 @@ class Loop {
     return true;
   }
 
-  bool run_batch(TimerPair& timers, int count) {
+  // The timed calls are over: the slots they wrote last are kept, and the caller's
+  // after_last_call runs on them.
+  void end_calls() {
+    keep_timed_slots();
+    if (config_.after_last_call) config_.after_last_call(kept_);
+  }
+
+  bool run_batch(TimerPair& timers, int count, bool last = false) {
     std::vector<int> sets;
     std::vector<double> clocks;
     for (int i = 0; i < count; ++i) {
@@ -148,6 +154,10 @@ class Loop {
     auto t = Clock::now();
     close_probe();
     lap(t, result_.phases.probe_ms);
+    if (last) {
+      end_calls();
+      t = Clock::now();  // the caller's work is its own, not this loop's phases
+    }
     append_samples(timers, sets, clocks);
     lap(t, result_.phases.collect_ms);
     return true;
@@ -173,7 +183,8 @@ class Loop {
     }
   }
 
-  void run_robust(TimerPair& timers) {
+  // False when a call failed.
+  bool run_robust(TimerPair& timers) {
     const StopParameters& p = config_.protocol.stop;
     auto criterion = make_stop_criterion("stdrel", p);
     const auto deadline = Clock::now() + std::chrono::duration<double>(p.timeout_s);
@@ -182,17 +193,18 @@ class Loop {
     int batch = 10;
     while (!criterion->is_finished()) {
       const std::size_t before = result_.samples.size();
-      if (!run_batch(timers, batch)) return;
+      if (!run_batch(timers, batch)) return false;
       batch = std::min(batch * 2, 1000);
       for (std::size_t i = before; i < result_.samples.size(); ++i) {
         if (result_.samples[i].valid) criterion->add(result_.samples[i].ms);
       }
       if (Clock::now() > deadline) {
         result_.stop_reason = "timeout after " + criterion->reason();
-        return;
+        return true;
       }
     }
     result_.stop_reason = criterion->reason();
+    return true;
   }
 
   // On the CPU backend, a grace period opens when a timed call returns and closes, at

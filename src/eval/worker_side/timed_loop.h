@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,14 +24,19 @@
 
 namespace kh {
 
+// The output slots a timed iteration wrote last, in the order of TimedLoopResult::slots.
+using KeptOutputs = std::vector<std::vector<DeviceTensor>>;
+
 struct TimedLoopConfig {
   TimingProtocol protocol;  // warm-up, then a fixed count or sampling until the stop rule
   int recheck = 4;          // output slots; the orchestrator may fetch any of them after the loop
   std::uint8_t poison = 0xFF;
+  // Runs once when the timed calls are over, given the kept slots: under a fixed count
+  // before the primary timer's records are collected, since the first device work after
+  // CUPTI's forced flush costs a few hundred microseconds (docs/timing.md); after the
+  // loop otherwise. Not run when a call failed.
+  std::function<void(const KeptOutputs&)> after_last_call;
 };
-
-// The output slots a timed iteration wrote last, in the order of TimedLoopResult::slots.
-using KeptOutputs = std::vector<std::vector<DeviceTensor>>;
 
 // `kept` receives the slots; the result's slots describe them (hashes left empty).
 [[nodiscard]] TimedLoopResult run_timed_loop(Backend& backend, const Kernel& kernel,
