@@ -1,18 +1,10 @@
-// CUDA baseline for gdn_decode_qk4_v8_d128_k_last. Decode is bound by the state: 64 KB
-// read and 64 KB written per (batch element, v head) against 256 bytes of q, k and v.
-// So: one warp per k-last state row (128 floats = 32 lanes x float4, one coalesced
-// 512-byte load), several rows per warp for loads in flight, and a single pass over the
-// state: k.S and q.S of the OLD row are reduced together (warp shuffles), and
-//   old_v = g (k.S),  delta = new_v - old_v = beta (v - old_v),
-//   S' = g S + k delta,  out = scale q.S' = scale (g (q.S) + (q.k) delta),
-// which is the reference's update with the decay folded in.
+// CUDA baseline for gdn_decode_qk4_v8_d128_k_last: the single-pass kernel of
+// gdn_decode_core.cuh (one warp per k-last state row, k.S and q.S of the old row reduced
+// together), with plain loads and stores.
 //
 // kh:param ROWS_PER_WARP in {1,2,4,8}  state rows each warp carries (loads in flight)
 // kh:param WARPS_PER_BLOCK in {1,2,4,8}  warps per block; a block covers ROWS_PER_WARP * WARPS_PER_BLOCK rows
-#include <cuda_bf16.h>
-#include <kharness/kernel.h>
-
-#include "gdn_gates.h"
+#include "gdn_decode_core.cuh"
 
 #ifndef ROWS_PER_WARP
 #define ROWS_PER_WARP 4
@@ -21,103 +13,10 @@
 #define WARPS_PER_BLOCK 4
 #endif
 
-namespace {
-
-constexpr int kDim = GDN_HEAD_SIZE;
-constexpr int kRowsPerBlock = ROWS_PER_WARP * WARPS_PER_BLOCK;
-static_assert(kDim % kRowsPerBlock == 0, "a head's 128 rows must split evenly into blocks");
-constexpr int kBlocksPerHead = kDim / kRowsPerBlock;
-
-__device__ __forceinline__ float4 load_bf16x4(const __nv_bfloat16* p) {
-  const uint2 raw = *reinterpret_cast<const uint2*>(p);
-  const float2 lo = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&raw.x));
-  const float2 hi = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&raw.y));
-  return make_float4(lo.x, lo.y, hi.x, hi.y);
-}
-
-__device__ __forceinline__ float dot4(float4 x, float4 y) {
-  return x.x * y.x + x.y * y.y + x.z * y.z + x.w * y.w;
-}
-
-struct DecodeArgs {
-  const __nv_bfloat16* q;
-  const __nv_bfloat16* k;
-  const __nv_bfloat16* v;
-  const float4* state;
-  const float* A_log;
-  const __nv_bfloat16* a;
-  const float* dt_bias;
-  const __nv_bfloat16* b;
-  float scale;
-  __nv_bfloat16* out;
-  float4* new_state;
-};
-
-__global__ void __launch_bounds__(WARPS_PER_BLOCK * 32) gdn_decode_baseline_kernel(DecodeArgs p) {
-  const int64_t head = blockIdx.x / kBlocksPerHead;  // batch * 8 + v head
-  const int tile = static_cast<int>(blockIdx.x % kBlocksPerHead);
-  const int h = static_cast<int>(head % GDN_NUM_V_HEADS);
-  const int64_t qk_head = (head / GDN_NUM_V_HEADS) * GDN_NUM_QK_HEADS + h / GDN_V_PER_QK;
-  const int lane = threadIdx.x % 32;
-  const int row0 = tile * kRowsPerBlock + (threadIdx.x / 32) * ROWS_PER_WARP;
-
-  // The state loads go first so that they are in flight while the rest is computed.
-  const int64_t first = (head * kDim + row0) * (kDim / 4) + lane;  // float4 index
-  float4 s[ROWS_PER_WARP];
-#pragma unroll
-  for (int j = 0; j < ROWS_PER_WARP; ++j) s[j] = __ldg(p.state + first + j * (kDim / 4));
-
-  const float4 k4 = load_bf16x4(p.k + qk_head * kDim + lane * 4);
-  const float4 q4 = load_bf16x4(p.q + qk_head * kDim + lane * 4);
-  const float decay = gdn_decay(__bfloat162float(p.a[head]), p.A_log[h], p.dt_bias[h]);
-  const float beta = gdn_beta(__bfloat162float(p.b[head]));
-
-  float qk = dot4(q4, k4);
-  float ks[ROWS_PER_WARP], qs[ROWS_PER_WARP];
-#pragma unroll
-  for (int j = 0; j < ROWS_PER_WARP; ++j) {
-    ks[j] = dot4(k4, s[j]);
-    qs[j] = dot4(q4, s[j]);
-  }
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    qk += __shfl_xor_sync(0xffffffffu, qk, offset);
-#pragma unroll
-    for (int j = 0; j < ROWS_PER_WARP; ++j) {
-      ks[j] += __shfl_xor_sync(0xffffffffu, ks[j], offset);
-      qs[j] += __shfl_xor_sync(0xffffffffu, qs[j], offset);
-    }
-  }
-
-  const float scale = gdn_effective_scale(p.scale);
-#pragma unroll
-  for (int j = 0; j < ROWS_PER_WARP; ++j) {
-    const float old_v = decay * ks[j];
-    const float delta = beta * (__bfloat162float(p.v[head * kDim + row0 + j]) - old_v);
-    const float4 n = make_float4(decay * s[j].x + k4.x * delta, decay * s[j].y + k4.y * delta,
-                                 decay * s[j].z + k4.z * delta, decay * s[j].w + k4.w * delta);
-    p.new_state[first + j * (kDim / 4)] = n;
-    if (lane == j) p.out[head * kDim + row0 + j] = __float2bfloat16(scale * (decay * qs[j] + qk * delta));
-  }
-}
-
-}  // namespace
-
 void gdn_decode_baseline(const DLTensor* q, const DLTensor* k, const DLTensor* v, const DLTensor* state,
                          const DLTensor* A_log, const DLTensor* a, const DLTensor* dt_bias, const DLTensor* b,
                          float scale, DLTensor* output, DLTensor* new_state, kh_stream_t stream) {
-  const int64_t blocks = q->shape[0] * GDN_NUM_V_HEADS * kBlocksPerHead;
-  if (blocks == 0) return;
-  const DecodeArgs args{static_cast<const __nv_bfloat16*>(q->data),
-                        static_cast<const __nv_bfloat16*>(k->data),
-                        static_cast<const __nv_bfloat16*>(v->data),
-                        static_cast<const float4*>(state->data),
-                        static_cast<const float*>(A_log->data),
-                        static_cast<const __nv_bfloat16*>(a->data),
-                        static_cast<const float*>(dt_bias->data),
-                        static_cast<const __nv_bfloat16*>(b->data),
-                        scale,
-                        static_cast<__nv_bfloat16*>(output->data),
-                        static_cast<float4*>(new_state->data)};
-  gdn_decode_baseline_kernel<<<static_cast<unsigned>(blocks), WARPS_PER_BLOCK * 32, 0, stream>>>(args);
+  gdn_decode::launch<ROWS_PER_WARP, WARPS_PER_BLOCK, false>(
+      gdn_decode::make_args(q, k, v, state, A_log, a, dt_bias, b, scale, output, new_state), q->shape[0],
+      stream);
 }

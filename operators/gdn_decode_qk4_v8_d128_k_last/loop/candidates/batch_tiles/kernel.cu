@@ -1,18 +1,18 @@
 // Small batches leave SMs idle (batch 1 makes 64 blocks for 132 SMs): one row a warp gives four times the
 // blocks where the batch is 4 or less.
-#include "decode_core.cuh"
+#include "gdn_decode_core.cuh"
 
 void gdn_decode_batch_tiles(const DLTensor* q, const DLTensor* k, const DLTensor* v, const DLTensor* state,
                             const DLTensor* A_log, const DLTensor* a, const DLTensor* dt_bias,
                             const DLTensor* b, float scale, DLTensor* output, DLTensor* new_state,
                             kh_stream_t stream) {
-  const gdn_loop::DecodeArgs args =
-      gdn_loop::make_args(q, k, v, state, A_log, a, dt_bias, b, scale, output, new_state);
+  const gdn_decode::DecodeArgs args =
+      gdn_decode::make_args(q, k, v, state, A_log, a, dt_bias, b, scale, output, new_state);
   const int64_t batch = q->shape[0];
   // 4x4 tiles give batch * 64 blocks, under two per SM of 132 until batch 5: one row a warp there.
   if (batch <= 4) {
-    gdn_loop::launch<1, 4, false>(args, batch, stream);
+    gdn_decode::launch<1, 4, false>(args, batch, stream);
   } else {
-    gdn_loop::launch<4, 4, false>(args, batch, stream);
+    gdn_decode::launch<4, 4, false>(args, batch, stream);
   }
 }

@@ -1,9 +1,14 @@
-// The single-pass decode kernel that every candidate of this loop instantiates: one warp
-// per k-last state row (32 lanes x float4), ROWS rows per warp, WARPS warps per block;
-// k.S and q.S of the old row are reduced together, then
-//   delta = beta (v - g k.S),  S' = g S + k delta,  out = scale (g q.S + (q.k) delta).
-// STREAM marks the state as touched once: loads that skip L1 (ld.global.nc.L1::no_allocate)
-// and evict-first stores (st.global.cs), so the 64 KiB a head does not displace q, k, v.
+// The single-pass decode kernel that the CUDA baseline and the loop's candidates
+// (loop/) instantiate. Decode is bound by the state: 64 KB read and 64 KB written per
+// (batch element, v head) against 256 bytes of q, k and v. So: one warp per k-last state
+// row (128 floats = 32 lanes x float4, one coalesced 512-byte load), kRows rows per warp
+// for loads in flight, kWarps warps per block, and a single pass over the state: k.S and
+// q.S of the OLD row are reduced together (warp shuffles), and
+//   old_v = g (k.S),  delta = new_v - old_v = beta (v - old_v),
+//   S' = g S + k delta,  out = scale q.S' = scale (g (q.S) + (q.k) delta),
+// which is the reference's update with the decay folded in. kStream marks the state as
+// touched once: loads that skip L1 (ld.global.nc.L1::no_allocate) and evict-first stores
+// (st.global.cs); on the H200 they were 0.6-5% slower (skill.md).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -11,7 +16,7 @@
 
 #include "gdn_gates.h"
 
-namespace gdn_loop {
+namespace gdn_decode {
 
 constexpr int kDim = GDN_HEAD_SIZE;
 
@@ -74,6 +79,7 @@ __global__ void __launch_bounds__(kWarps * 32) decode_kernel(DecodeArgs p) {
   const int lane = threadIdx.x % 32;
   const int row0 = tile * kRowsPerBlock + (threadIdx.x / 32) * kRows;
 
+  // The state loads go first so that they are in flight while the rest is computed.
   const int64_t first = (head * kDim + row0) * (kDim / 4) + lane;  // float4 index
   float4 s[kRows];
 #pragma unroll
@@ -136,4 +142,4 @@ void launch(const DecodeArgs& args, int64_t batch, kh_stream_t stream) {
   decode_kernel<kRows, kWarps, kStream><<<static_cast<unsigned>(blocks), kWarps * 32, 0, stream>>>(args);
 }
 
-}  // namespace gdn_loop
+}  // namespace gdn_decode
