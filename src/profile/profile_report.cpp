@@ -109,9 +109,15 @@ nlohmann::ordered_json ProfileReport::json() const {
     }
     nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
     for (const KernelMetrics& k : r.evidence.kernels) kernels.push_back(kernel_json(k));
+    // Every member by uuid, so a full sweep's traces can be grouped by the same regimes.
+    nlohmann::ordered_json members = nlohmann::ordered_json::array();
+    for (std::size_t i : r.regime.members) {
+      if (i < workload_uuids.size()) members.push_back(workload_uuids[i]);
+    }
     regimes_json.push_back({{"name", r.regime.name},
                             {"axes", r.regime.axes_range},
                             {"workloads", r.regime.members.size()},
+                            {"members", members},
                             {"cost_share", r.regime.cost_share},
                             {"reason", r.regime.reason},
                             {"representative", r.result.workload.uuid},

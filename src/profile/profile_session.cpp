@@ -108,6 +108,7 @@ ProfileReport run_profile(const ProfileRequest& request) {
   report.definition = request.target.definition.name;
   report.solution = request.target.candidate.name;
   report.plan = plan_regimes(request.target);
+  for (const Workload& w : request.target.workloads) report.workload_uuids.push_back(w.uuid);
 
   const EvaluationTarget quick = representatives_target(request.target, report.plan);
   tell(request, fmt::format("{} regime(s) over {} workload(s); evaluating one representative of each",

@@ -57,6 +57,7 @@ struct ProfileReport {
   std::string solution;
   nlohmann::ordered_json device;
   RegimePlan plan;
+  std::vector<std::string> workload_uuids;  // of the target's workloads, which plan's members index
   StaticReport static_report;
   bool static_analysed = false;
   std::vector<RegimeProfile> regimes;

@@ -2,8 +2,10 @@
 // step, writes both reports, and refuses bad requests with a reason.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "archive/archive.h"
@@ -44,6 +46,19 @@ TEST(ProfileCommand, ReportsEachStepAsItGoesAndWritesBothReports) {
     at = next;
   }
   EXPECT_LT(at, r.out.find("wrote ")) << r.out;
+
+  // Each regime names its members, the representative among them, and the regimes
+  // partition the workloads: a full sweep's traces can be grouped the same way.
+  std::set<std::string> seen;
+  std::size_t members = 0;
+  for (const auto& regime : report["regimes"]) {
+    const auto& uuids = regime.at("members");
+    ASSERT_EQ(uuids.size(), regime.at("workloads").get<std::size_t>()) << regime.dump();
+    EXPECT_NE(std::find(uuids.begin(), uuids.end(), regime.at("representative")), uuids.end()) << regime.dump();
+    for (const auto& uuid : uuids) seen.insert(uuid.get<std::string>());
+    members += uuids.size();
+  }
+  EXPECT_EQ(seen.size(), members) << "a workload in two regimes";
 }
 
 TEST(ProfileCommand, ArchivesTheEvidenceWithTheCandidate) {

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""The loop's scripts on made-up folders and traces: what propose.py hands the loop,
+the solution candidate_solution.py rebuilds, and the figures summary.py derives."""
+import json
+import os
+import pathlib
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import candidate_solution  # noqa: E402
+import propose  # noqa: E402
+import summary  # noqa: E402
+
+DEF = "gdn_decode_qk4_v8_d128_k_last"
+
+
+def write(path: pathlib.Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def candidate(root: pathlib.Path, folder: str, name: str, stage: str, sources=("kernel.cu", "core.cuh")) -> None:
+    write(root / folder / "kernel.cu", f"// {name}\n")
+    write(root / folder / "stage", stage + "\n")
+    write(root / folder / "manifest.json", json.dumps({
+        "name": name, "family": "memory_access", "hypothesis": f"{name} is faster", "language": "cuda",
+        "entry_point": f"kernel.cu::{name}", "sources": list(sources)}))
+
+
+class Propose(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        root = pathlib.Path(self.tmp.name)
+        self.candidates = root / "op" / "loop" / "candidates"
+        candidate(self.candidates, "a", "op_a", "explore")
+        candidate(self.candidates, "b", "op_b", "explore")
+        candidate(self.candidates, "c", "op_c", "exploit")
+        self.cheats = root / "cheats"
+        candidate(self.cheats, "x", "op_cheat", "exploit")
+        self.ws = root / "ws"
+        write(self.ws / "parent" / "core.cuh", "// the parent's header\n")
+        write(self.ws / "history.json", json.dumps([{"name": "op_b", "description": "tried"}]))
+        (self.ws / "out").mkdir()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def stage(self, stage, room=8):
+        write(self.ws / "hypothesis.json", json.dumps({"stage": stage, "max_candidates": room}))
+        return propose.propose([self.candidates, self.cheats], self.ws)
+
+    def test_only_this_stage_and_untried(self):
+        self.assertEqual(self.stage("explore"), 0)
+        self.assertEqual(sorted(p.name for p in (self.ws / "out").iterdir()), ["op_a"])
+        out = self.ws / "out" / "op_a"
+        self.assertEqual((out / "core.cuh").read_text(), "// the parent's header\n")
+        self.assertEqual(json.loads((out / "manifest.json").read_text())["name"], "op_a")
+
+    def test_every_folder_is_read_in_order(self):
+        self.stage("exploit")
+        self.assertEqual(sorted(p.name for p in (self.ws / "out").iterdir()), ["op_c", "op_cheat"])
+
+    def test_budget_is_kept(self):
+        write(self.ws / "history.json", "[]")
+        self.stage("explore", room=1)
+        self.assertEqual(len(list((self.ws / "out").iterdir())), 1)
+
+    def test_a_source_nowhere_is_an_error_naming_it(self):
+        candidate(self.candidates, "d", "op_d", "exploit", sources=("kernel.cu", "missing.cuh"))
+        with self.assertRaisesRegex(FileNotFoundError, "missing.cuh"):
+            self.stage("exploit")
+
+    def test_solution_takes_headers_from_the_operator(self):
+        operator = self.candidates.parent.parent
+        write(operator / "definition.json", json.dumps({"name": DEF}))
+        write(operator / "core.cuh", "// the operator's header\n")
+        s = candidate_solution.candidate_solution(self.candidates, "op_c")
+        self.assertEqual(s["definition"], DEF)
+        self.assertEqual(s["spec"]["entry_point"], "kernel.cu::op_c")
+        self.assertEqual({x["path"]: x["content"] for x in s["sources"]},
+                         {"kernel.cu": "// op_c\n", "core.cuh": "// the operator's header\n"})
+        with self.assertRaisesRegex(KeyError, "op_z"):
+            candidate_solution.candidate_solution(self.candidates, "op_z")
+
+
+def trace(uuid, ms, name, status="PASSED", floor_ms=1.0, bound="memory"):
+    return {"workload": {"uuid": uuid}, "solution": name, "evaluation": {
+        "status": status, "performance": {"latency_ms": ms},
+        "kharness": {"speed_of_light": {"floor_ms": floor_ms, "bound": bound, "fraction": floor_ms / ms}}}}
+
+
+class Summary(unittest.TestCase):
+    def test_figures(self):
+        with tempfile.TemporaryDirectory() as d:
+            def jsonl(name, traces):
+                with open(os.path.join(d, name), "w") as f:
+                    f.writelines(json.dumps(t) + "\n" for t in traces)
+            jsonl(f"baseline_{DEF}.jsonl", [trace("u1", 4.0, "base"), trace("u2", 8.0, "base"),
+                                            trace("u3", 2.0, "base", bound="compute")])
+            jsonl(f"final_{DEF}.jsonl", [trace("u1", 2.0, "fast"), trace("u2", 2.0, "fast"),
+                                         trace("u3", 1.0, "fast", status="INCORRECT_NUMERICAL")])
+            jsonl(f"pytorch_{DEF}.jsonl", [trace("u1", 40.0, "torch")])
+            os.makedirs(os.path.join(d, f"profile_{DEF}"))
+            with open(os.path.join(d, f"profile_{DEF}", "profile.json"), "w") as f:
+                json.dump({"regimes": [{"name": "small", "axes": "b 1", "members": ["u1", "u2"]},
+                                       {"name": "large", "axes": "b 9", "members": ["u3"]}]}, f)
+            s = summary.operator_summary([d], DEF)
+        self.assertEqual((s["solution"], s["workloads"], s["passed"]), ("fast", 3, 2))
+        self.assertAlmostEqual(s["mean_ms"], 2.0)
+        self.assertAlmostEqual(s["geomean_ms"], 2.0)
+        # One regime: the other's only member failed, so it has no fraction.
+        self.assertEqual([r["name"] for r in s["regimes"]], ["small"])
+        self.assertAlmostEqual(s["sol_memory_bound"], 0.5)  # median of 1/2 and 1/2
+        base = s["baselines"]["kharness_baseline"]
+        self.assertEqual(base["common_workloads"], 2)
+        self.assertAlmostEqual(base["speedup_of_means"], 3.0)  # 6 ms against 2 ms
+        self.assertAlmostEqual(base["speedup_geomean"], (2.0 * 4.0) ** 0.5)
+        self.assertAlmostEqual(s["baselines"]["pytorch_reference"]["speedup_of_means"], 20.0)
+        self.assertNotIn("flashinfer", s["baselines"])
+        self.assertFalse(s["target"]["mean_met"])
+        self.assertFalse(s["target"]["sol_met"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""A cli agent for `kharness optimize`: proposes hand-written candidates by stage.
+
+    kharness optimize --definition D --agent cli \
+        --agent-config '{"command": "python3 REPO/bench/loop/propose.py REPO/operators/D/loop/candidates [MORE...]"}'
+
+kharness runs the command in each request's workspace (docs/agents.md). The script reads
+the round's stage and candidate budget from hypothesis.json and the names already tried
+from history.json, and writes each candidate of each CANDIDATES/<folder>/ given (the
+operator's own, then e.g. bench/loop/cheats/D, cheating kernels the loop must never
+promote) whose `stage` file names this stage and whose manifest name was not tried into
+out/<its manifest name>/. Every file the
+manifest's `sources` lists is copied from the candidate's folder, or, where that folder
+lacks it, from the parent solution (workspace parent/: the operator's shared headers,
+so a candidate builds on the parent's version of them).
+"""
+import json
+import pathlib
+import shutil
+import sys
+
+
+def source_path(name: str, folder: pathlib.Path, parent: pathlib.Path) -> pathlib.Path:
+    for base in (folder, parent):
+        if (base / name).is_file():
+            return base / name
+    raise FileNotFoundError(f"{folder / 'manifest.json'}: source {name!r} is neither in the candidate's folder "
+                            f"nor in the parent's ({parent})")
+
+
+def propose(folders: list, ws: pathlib.Path) -> int:
+    hypothesis = json.loads((ws / "hypothesis.json").read_text())
+    stage = hypothesis["stage"]
+    room = int(hypothesis.get("max_candidates", 8))
+    tried = {h["name"] for h in json.loads((ws / "history.json").read_text())}
+    proposed = 0
+    every = [p for candidates in folders for p in sorted(candidates.iterdir()) if (p / "manifest.json").is_file()]
+    for folder in every:
+        if proposed == room:
+            break
+        manifest = json.loads((folder / "manifest.json").read_text())
+        if (folder / "stage").read_text().strip() != stage or manifest["name"] in tried:
+            continue
+        out = ws / "out" / manifest["name"]
+        out.mkdir(parents=True)
+        for name in manifest["sources"]:
+            shutil.copy(source_path(name, folder, ws / "parent"), out / name)
+        (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        proposed += 1
+    print(f"{stage}: proposed {proposed} candidate(s) from {' '.join(map(str, folders))}")
+    return 0
+
+
+def main() -> int:
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if len(sys.argv) == 2 else 2
+    folders = [pathlib.Path(a).resolve() for a in sys.argv[1:]]
+    for folder in folders:
+        if not folder.is_dir():
+            print(f"{folder}: no such folder of candidates", file=sys.stderr)
+            return 2
+    try:
+        return propose(folders, pathlib.Path.cwd())
+    except (OSError, KeyError, ValueError) as error:
+        print(f"propose.py: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
