@@ -232,8 +232,9 @@ __global__ void __launch_bounds__(kScoreWarps * 32, 2)
 // ---------------------------------------------------------------------------------------------
 // Selection: one block of 1024 threads per request. Pass 0 copies the row's scores into shared
 // memory as order-preserving uint32 keys (float4 loads, 8 in flight per thread), then three radix
-// passes of 11, 11 and 10 bits run on shared memory (histogram bins fed by warp-aggregated
-// atomics: __match_any_sync groups equal bins, one atomicAdd per distinct bin per warp), then one
+// passes of 11, 11 and 10 bits run on shared memory (the first pass's crowded bins fed by
+// warp-aggregated atomics: __match_any_sync groups equal bins, one atomicAdd per distinct bin per
+// warp; the later passes' spread-out bins by plain shared atomics), then one
 // gather pass: every key above the threshold key (warp-aggregated slot counter) plus exactly
 // `take_equal` keys equal to it (an atomic counter caps them, as in the baseline).
 // Rows longer than the shared-memory budget (never the case up to 768 pages) read the keys from
@@ -378,7 +379,12 @@ __global__ void __launch_bounds__(kSelectThreads)
         const uint32_t key = load_key(skeys, row, in_smem, i);
         if ((key & high_mask) == want) bin = (key >> shift) & digit_mask;
       }
-      warp_histogram_add(sh.hist, bin);
+      // Pass 0's digits (sign, exponent, 2 mantissa bits) crowd a few bins: warp-aggregate them.
+      // Passes 1 and 2 take lower mantissa bits, spread over the bins: plain atomics.
+      if (pass == 0)
+        warp_histogram_add(sh.hist, bin);
+      else if (bin != kNoBin)
+        atomicAdd(&sh.hist[bin], 1u);
     }
     __syncthreads();
     choose_digit<Scan>(sh, scan, bits, shift);
