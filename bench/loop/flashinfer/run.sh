@@ -42,7 +42,8 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
 # FlashInfer and its wheels, beside the device's torch and triton.
-python3 -m pip install -q --no-index --no-deps --no-compile --target "$WORK/site" "$WHEELS"/*.whl
+python3 -m pip install -q --no-index --no-deps --no-compile --target "$WORK/site" "$WHEELS"/*.whl ||
+  echo "pip install of $WHEELS/*.whl failed" | tee -a "$STEPS"
 export PYTHONPATH="$WORK/site${PYTHONPATH:+:$PYTHONPATH}"
 export PATH="$WORK/site/bin:$PATH"                      # ninja, which FlashInfer's JIT runs
 export KHARNESS_PYTHON=${KHARNESS_PYTHON:-python3}
