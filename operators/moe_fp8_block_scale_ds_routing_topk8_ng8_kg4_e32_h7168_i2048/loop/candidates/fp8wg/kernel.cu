@@ -5,10 +5,13 @@
 // block scales folded into fp32 accumulators every 64 k, SwiGLU fused into GEMM1 and its
 // output re-quantised to e4m3 per (row, 64 columns), GEMM2 scatter-added with float2
 // atomics into an fp32 [T, H] buffer, cast to bf16), except that for T > 2048 both GEMMs
-// use `wgmma.mma_async.m64nNk32.f32.e4m3.e4m3` with both operands read by the tensor cores
+// use `wgmma.mma_async.m64nNk32.f32.e4m3.e4m3` (SASS: QGMMA) with both operands read by the tensor cores
 // from shared memory (128-byte swizzled K-major tiles written by cp.async, BM = 128 = two
 // m64 warpgroups, GEMM1 two n64 instructions for matching X1/X2 columns, GEMM2 one n128),
-// instead of mma.sync fed by ld.shared. T <= 2048 runs exactly fp8mma's mma.sync kernels.
+// instead of mma.sync fed by ld.shared (which sm_90 runs as fp8->f16 unpacks + HMMA.16816,
+// checked in the SASS: no native fp8 mma.sync on Hopper). 128 < T <= 2048 uses the same
+// wgmma kernel with BM = 64 (one warpgroup). T <= 128 runs exactly fp8mma's mma.sync
+// kernels (bandwidth-bound there, the unpacks cost nothing).
 //
 // Why faster: at T = 11948 / 14107 (2.0 / 2.4 TFLOP, ~60% of the baseline's mean) the
 // mma.sync kernel is bound by ld.shared bandwidth (~190 B per m16n8k32) and by mma.sync's
@@ -233,7 +236,7 @@ __device__ __forceinline__ int swz_t(int r, int c) { return kWg ? swz128(r, c) :
 template <int BM_, int BN_, int kHalves_, int WM_, int WN_, int STAGES_, int MINB_, bool WG_ = false>
 struct Cfg {
   static constexpr int BM = BM_, BN = BN_, kHalves = kHalves_, WM = WM_, WN = WN_, STAGES = STAGES_;
-  static constexpr bool kWg = WG_;  // warpgroup MMA: BM = 128 (two m64 warpgroups), WM = 8, WN = 1
+  static constexpr bool kWg = WG_;  // warpgroup MMA: BM = 64 * warpgroups, WM = BM / 16, WN = 1
   static constexpr int kMinBlocks = MINB_;
   static constexpr int kThreads = 32 * WM * WN;
   static constexpr int TM = BM / WM, TN = BN / WN;
@@ -245,8 +248,8 @@ struct Cfg {
   static constexpr int kOffRows = kOffScaleW + STAGES * 4 * 4;         // int [BM]
   static constexpr int kOffAmax = kOffRows + BM * 4;                   // uint [BM]
   static constexpr int kSmem = kOffAmax + BM * 4 + (kWg ? 1024 : 0);  // + room to align to 1024
-  static_assert(!kWg || (BM == 128 && WM == 8 && WN == 1 && kHalves * BN == 128 && kTileBytes % 1024 == 0),
-                "wgmma tiling");
+  static_assert(!kWg || (BM == 16 * WM && BM % 64 == 0 && WN == 1 && kHalves * BN == 128 && kTileBytes % 1024 == 0),
+                "wgmma tiling: one m64 warpgroup per 64 rows, the whole column tile per warpgroup");
   static_assert(TM % 16 == 0 && TN % 8 == 0 && MI >= 1 && NI >= 1, "warp tile");
   static_assert(kBlock % BN == 0 || BN % kBlock == 0, "column tile vs scale block");
   static_assert(BN <= kBlock, "a column tile must sit inside one weight scale block");
@@ -585,8 +588,8 @@ void launch_gemm(const GemmArgs& a, int n_tiles_x, int max_tiles, cudaStream_t s
 //                   BM   BN  halves WM WN stages minBlocks
 using G1Small = Cfg<16, 64, 2, 1, 4, 6, 2>;
 using G2Small = Cfg<16, 64, 1, 1, 4, 6, 3>;
-using G1Mid = Cfg<64, 64, 2, 2, 2, 4, 2>;
-using G2Mid = Cfg<64, 128, 1, 2, 2, 4, 2>;
+using G1Mid = Cfg<64, 64, 2, 4, 1, 4, 2, true>;   // one warpgroup: wgmma m64n64k32 x2
+using G2Mid = Cfg<64, 128, 1, 4, 1, 4, 2, true>;  // wgmma m64n128k32
 using G1Large = Cfg<128, 64, 2, 8, 1, 4, 1, true>;   // wgmma m64n64k32 x2 (X1, X2)
 using G2Large = Cfg<128, 128, 1, 8, 1, 4, 1, true>;  // wgmma m64n128k32
 
