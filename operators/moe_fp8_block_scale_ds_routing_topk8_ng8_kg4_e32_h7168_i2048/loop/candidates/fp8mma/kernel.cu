@@ -15,11 +15,14 @@
 // 60-108 KB in flight per block), 64 for T <= 2048, 128 above.
 //
 // Why faster (baseline on H200: 497 us T=1, 1.06 ms T=16, ~1.7 ms T=52-59, 30.6 ms
-// T=14107): weights are read as 1 byte instead of being expanded to 2 bytes in smem, the
-// MMA does 32 k per instruction on fp8 instead of 16 on bf16 WMMA with a dequantise pass.
+// T=14107): weights stay 1 byte in global, smem and the ld.shared path (the baseline
+// expands them to 2-byte bf16 with a scale multiply per element before its WMMA), no
+// dequantise pass, 16-row tiles at decode sizes, 3-6 stage cp.async pipelines. sm_90 has
+// no native fp8 mma.sync: the SASS is F2FP.F16.E4M3.UNPACK_B + HMMA.16816.F32 (fp16
+// tensor-core rate, conversions shared across fragments), fine while bandwidth-bound.
 // Expected: T=1 ~40-60 us (2 experts x 44 MB at ~3 TB/s + ~15 us of small launches),
 // T=16 ~250-350 us (20 experts, 880 MB), T=52-80 ~400-500 us (all 1.4 GB of weights),
-// T=14107 ~3-5 ms (2.4 TFLOP at ~0.6-0.8 PFLOP/s of mma.sync fp8, smem-fed).
+// T=901 ~0.5 ms, T=14107 ~4-6 ms (2.4 TFLOP at ~0.4-0.6 PFLOP/s fp16-rate mma.sync).
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 #include <kharness/kernel.h>
