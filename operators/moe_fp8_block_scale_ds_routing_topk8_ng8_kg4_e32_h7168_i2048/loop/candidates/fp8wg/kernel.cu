@@ -16,8 +16,8 @@
 // Why faster: at T = 11948 / 14107 (2.0 / 2.4 TFLOP, ~60% of the baseline's mean) the
 // mma.sync kernel is bound by ld.shared bandwidth (~190 B per m16n8k32) and by mma.sync's
 // fp8 rate on Hopper; wgmma reads operands without register staging and runs at the
-// Hopper fp8 rate. Expected T=14107: ~2-3 ms (vs ~3-5 ms fp8mma, 30.6 ms baseline);
-// other sizes as fp8mma (T=1 ~50 us, T=16 ~300 us, T=52-80 ~400-500 us).
+// Hopper fp8 rate. Expected T=14107: ~2-3 ms (vs ~4-6 ms fp8mma, 30.6 ms baseline), T=901
+// ~0.35-0.45 ms; T <= 128 as fp8mma (T=1 ~50 us, T=16 ~300 us, T=52-80 ~400-500 us).
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 #include <kharness/kernel.h>
