@@ -12,6 +12,7 @@
 
 #include "error/error.h"
 #include "eval/input_generator.h"
+#include "eval/input_reuse_check.h"
 #include "eval/timer_agreement.h"
 #include "eval/wire/worker_payload.h"
 #include "eval/workload_shapes.h"
@@ -505,6 +506,7 @@ bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate,
   std::vector<double> pool;
   // The last trial's re-checks, compared on the host while this trial runs on the device.
   PendingRechecks rechecks;
+  InputReuseCheck reuse;
   for (int t = 0; t < trials; ++t) {
     // The candidate's trials were drawn with its correctness trials; the reference's come
     // from its own stream as it goes.
@@ -541,6 +543,7 @@ bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate,
       return false;
     }
     if (is_candidate && !verify_timed_run(*r.value, trial, rechecks)) return false;
+    reuse.add_trial(r.value->samples, o.protocol.warmup > 0 ? std::optional<int>(0) : std::nullopt);
     for (const auto& [k, v] : r.value->phases_ms.items()) {
       m.phases_ms[k] = m.phases_ms.value(k, 0.0) + v.get<double>();
     }
@@ -575,6 +578,10 @@ bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate,
     pool.insert(pool.end(), accepted.begin(), accepted.end());
   }
   if (!settle(rechecks)) return false;
+  if (const std::optional<std::string> cached = reuse.verdict(); is_candidate && cached) {
+    fail(EvalStatus::reward_hack, "timing: " + *cached);
+    return false;
+  }
   m.stats = summarize(pool);
   m.latency_ms = o.protocol.latency_ms(m.trial_medians_ms, m.stats.median);
   out = std::move(m);

@@ -92,8 +92,17 @@ class Loop {
   // never read (a slot is kept only when a timed call wrote it last, and each timed call
   // poisons its slot first), and the cache state it leaves is flushed before the first
   // timed call. That saves a 2x-L2 memset and a wait per warm-up.
+  // The warm-ups call set 0 alone and the timed calls go round from set 1, so each other
+  // set's first timed call is its first call: the orchestrator's InputReuseCheck
+  // compares it with the same set's later calls.
+  [[nodiscard]] int set_for(int iteration) const {
+    const int warmup = config_.protocol.warmup;
+    if (iteration < warmup) return 0;
+    return (1 + iteration - warmup) % static_cast<int>(sets_.size());
+  }
+
   bool call(int iteration, IterationTimer* primary, IterationTimer* secondary) {
-    const int set = iteration % static_cast<int>(sets_.size());
+    const int set = set_for(iteration);
     const int slot = iteration % static_cast<int>(slots_.slots.size());
     LoopPhases& ph = result_.phases;
     auto t = Clock::now();
@@ -144,7 +153,7 @@ class Loop {
     std::vector<int> sets;
     std::vector<double> clocks;
     for (int i = 0; i < count; ++i) {
-      sets.push_back(next_ % static_cast<int>(sets_.size()));
+      sets.push_back(set_for(next_));
       if (!call(next_++, timers.primary.get(), timers.secondary.get())) return false;
       open_probe();
       auto t = Clock::now();
