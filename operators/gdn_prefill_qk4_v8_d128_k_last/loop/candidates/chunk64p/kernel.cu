@@ -17,7 +17,8 @@
 // Kernel 1 (prep) runs over all (chunk, v head) pairs at once and writes W, U, P, lg (fp32)
 // to stream-ordered scratch. Estimates (H200): ~2-3 us a chunk step: 952 x 1: ~50-70 us
 // (baseline 769); 6215 x 5: ~150-250 us (2439); 8192 x 1: ~350 us (5100). Batches of short
-// sequences (mean length < 64 or T <= 128) take the recurrent lane8 kernel.
+// sequences (mean length < 64 or T <= 128) take the recurrent lane8 kernel. Pass blocks are
+// assigned to sequences longest first (one 214 KB block an SM: the longest must start first).
 #include <cuda_bf16.h>
 #include <kharness/kernel.h>
 #include <stdint.h>
@@ -414,7 +415,7 @@ struct PassLayout {
   static_assert(kStW % 4 == 0 && kStP % 4 == 0 && kStU % 4 == 0 && kStLg % 4 == 0 && kStQ % 4 == 0 &&
                     kStK % 4 == 0 && kDs % 4 == 0 && kKds % 4 == 0,
                 "16-byte alignment of the float4 / cp.async areas");
-  static_assert(kBytes <= 227 * 1024, "shared memory");
+  static_assert(kBytes + 4 * 512 + 1024 <= 227 * 1024, "shared memory (with the static order array)");
 };
 
 template <int VT>
@@ -442,8 +443,10 @@ __device__ __forceinline__ void pass_stage(const PrefillArgs& p, const float* sc
   }
 }
 
+constexpr int kMaxOrdered = 512;  // batches up to this size are ordered by length
+
 template <int VT>
-__global__ void __launch_bounds__(16 * VT) gdn_chunk_pass_kernel(PrefillArgs p, int num_seqs, const float* scratch) {
+__global__ void __launch_bounds__(16 * VT, 1) gdn_chunk_pass_kernel(PrefillArgs p, int num_seqs, const float* scratch) {
   using Lay = PassLayout<VT>;
   constexpr int kT = kDim / VT;  // blocks a head
   extern __shared__ float4 smem4[];
@@ -461,12 +464,28 @@ __global__ void __launch_bounds__(16 * VT) gdn_chunk_pass_kernel(PrefillArgs p, 
   const __nv_bfloat16* stK = reinterpret_cast<const __nv_bfloat16*>(sm + Lay::kStK);
 
   const int tile = blockIdx.x % kT;
-  const int64_t head = blockIdx.x / kT;  // sequence * 8 + v head
-  const int seq = static_cast<int>(head / GDN_NUM_V_HEADS);
-  const int h = static_cast<int>(head % GDN_NUM_V_HEADS);
+  const int rank = static_cast<int>(blockIdx.x / kT / GDN_NUM_V_HEADS);
+  const int h = static_cast<int>(blockIdx.x / kT % GDN_NUM_V_HEADS);
   const int hq = h / GDN_V_PER_QK;
   const int vt0 = tile * VT;
   const int tid = threadIdx.x;
+  // Blocks go to sequences longest first (ties: lower index first), so that with one block an
+  // SM the longest sequences, which set the makespan, are not left to a later wave.
+  __shared__ int order[kMaxOrdered];
+  if (num_seqs <= kMaxOrdered) {
+    for (int i = tid; i < num_seqs; i += Lay::kThreads) {
+      const int64_t li = p.cu_seqlens[i + 1] - p.cu_seqlens[i];
+      int r = 0;
+      for (int j = 0; j < num_seqs; ++j) {
+        const int64_t lj = p.cu_seqlens[j + 1] - p.cu_seqlens[j];
+        r += (lj > li || (lj == li && j < i)) ? 1 : 0;
+      }
+      order[r] = i;
+    }
+  }
+  __syncthreads();
+  const int seq = num_seqs <= kMaxOrdered ? order[rank] : rank;
+  const int64_t head = static_cast<int64_t>(seq) * GDN_NUM_V_HEADS + h;
   constexpr int kQuads = VT / 4;
   const int rp = tid / kQuads;  // rows 2rp, 2rp+1 (of X in step a, of S in step c)
   const int cq = tid % kQuads;  // columns 4cq .. 4cq+3 of the tile
