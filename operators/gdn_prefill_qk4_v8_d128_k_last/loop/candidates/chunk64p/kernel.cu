@@ -4,8 +4,8 @@
 //  - the next chunk's inputs (W, P, U tile, lg from the scratch, q and k: ~90 KB) are copied
 //    by cp.async into a staging area while the current chunk is computed, so a chunk step no
 //    longer waits ~1-2 us for L2/HBM (214 KB shared memory with 16 V columns a block);
-//  - batches of 1-2 sequences use 8 V columns a block (16 blocks a head, 128 threads, one
-//    warp a scheduler): a single sequence occupies 128 SMs instead of 64, halving the
+//  - a single sequence uses 8 V columns a block (16 blocks a head, 128 threads, one
+//    warp a scheduler): it occupies 128 SMs instead of 64, halving the
 //    per-block work of a chunk step.
 // Per chunk of L <= 64 tokens of one v head, with lg_t = sum_{s<=t} log g_t (log-space
 // cumulative decay, so no underflowed ratio is ever formed) and gamma_t = exp(lg_t):
@@ -699,7 +699,7 @@ void gdn_prefill_chunk64p(const DLTensor* q, const DLTensor* k, const DLTensor* 
   }
   gdn_chunk_prep_kernel<<<dim3(static_cast<unsigned>(max_chunks), GDN_NUM_V_HEADS), 256, kPrepSmem, stream>>>(
       args, static_cast<int>(num_seqs), scratch);
-  if (num_seqs <= 2) {  // 16 blocks a head: a single sequence fills 128 SMs
+  if (num_seqs == 1) {  // 16 blocks a head: the sequence fills 128 SMs (two would need two waves)
     gdn_chunk_pass_kernel<8><<<static_cast<unsigned>(num_seqs * GDN_NUM_V_HEADS * (kDim / 8)), 16 * 8,
                                PassLayout<8>::kBytes, stream>>>(args, static_cast<int>(num_seqs), scratch);
   } else {
