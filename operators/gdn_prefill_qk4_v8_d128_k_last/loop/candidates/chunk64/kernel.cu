@@ -1,0 +1,627 @@
+// gdn_prefill chunk64: the chunkwise-parallel (WY / UT) form of the gated delta rule, in
+// float32 on CUDA cores, so that a sequence's sequential depth drops from T token steps
+// (baseline: ~0.6-0.8 us each, 769 us for 952 tokens) to T/64 chunk steps of ~4-5 us.
+// Per chunk of L <= 64 tokens of one v head, with lg_t = sum_{s<=t} log g_t (log-space
+// cumulative decay, so no underflowed ratio is ever formed) and gamma_t = exp(lg_t):
+//   A[t][s] = beta_t exp(lg_t - lg_s) k_t.k_s (s < t),  P[t][s] = exp(lg_t - lg_s) q_t.k_s (s <= t)
+//   (I + A) W = diag(beta gamma) K,   (I + A) U = diag(beta) V      (forward substitution)
+// and then, sequentially over the chunks of a sequence, with S = state^T [K, V] at chunk start:
+//   delta = U - W S                                   (the tokens' beta (v - old) exactly)
+//   O     = scale (diag(gamma) Q S + P delta)
+//   S'    = gamma_{L-1} S + (diag(exp(lg_{L-1} - lg_s)) K)^T delta
+// Kernel 1 (prep) runs over all (chunk, v head) pairs at once and writes W, U, P, lg (fp32)
+// to stream-ordered scratch; forward substitution keeps one column of [W | U] per thread in
+// registers (no barriers). Kernel 2 (pass) runs one block per (sequence, v head, 16 V columns):
+// S (128 x 16 fp32) stays in shared memory across chunks; per chunk 0.46 MFMA from shared
+// memory (~4 us). Estimates (H200): 952 x 1: ~80-100 us (baseline 769); 6215 x 5: ~250-350
+// us (2439); 942 x 6: ~60 us (345). Batches of short sequences (mean length < 64 or T <= 128)
+// take the recurrent lane8 kernel (8 lanes a state row, gates once per token), which
+// pads nothing.
+#include <cuda_bf16.h>
+#include <kharness/kernel.h>
+#include <stdint.h>
+
+#include "gdn_gates.h"
+
+namespace {
+
+
+constexpr int kDim = GDN_HEAD_SIZE;  // 128
+constexpr int kChunk = 32;           // tokens staged at once (one per lane for the gates)
+
+struct PrefillArgs {
+  const __nv_bfloat16* q;
+  const __nv_bfloat16* k;
+  const __nv_bfloat16* v;
+  const float* state;
+  const float* A_log;
+  const __nv_bfloat16* a;
+  const float* dt_bias;
+  const __nv_bfloat16* b;
+  const int64_t* cu_seqlens;
+  float scale;
+  __nv_bfloat16* out;
+  float* new_state;
+};
+
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_async_wait1() { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
+
+// 8 bf16 (one uint4) -> 8 floats.
+__device__ __forceinline__ void bf16x8_to_float(uint4 r, float* f) {
+  const unsigned w[4] = {r.x, r.y, r.z, r.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    f[2 * i] = __uint_as_float(w[i] << 16);
+    f[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
+  }
+}
+
+template <int W>
+struct __align__(16) Smem {
+  __nv_bfloat16 kq[2][2][kChunk][kDim];  // [buffer][k, q][token][element]
+  float gate[W][2][kChunk];              // [warp][decay, beta][token]
+  float vrow[W][kChunk][4];              // [warp][token][row of the warp]
+  __align__(8) __nv_bfloat16 orow[W][kChunk][4];
+};
+
+template <int W>
+__global__ void __launch_bounds__(W * 32) gdn_prefill_lane8_kernel(PrefillArgs p) {
+  constexpr int kRowsPerBlock = 4 * W;
+  constexpr int kBlocksPerHead = kDim / kRowsPerBlock;
+  __shared__ Smem<W> sm;
+
+  const int64_t head = blockIdx.x / kBlocksPerHead;  // sequence * 8 + v head
+  const int64_t seq = head / GDN_NUM_V_HEADS;
+  const int h = static_cast<int>(head % GDN_NUM_V_HEADS);
+  const int hq = h / GDN_V_PER_QK;
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const int grp = lane >> 3;  // which of the warp's 4 rows
+  const int sub = lane & 7;   // which 16 elements of the row: 64c + 8 sub + x, c in {0,1}, x in 0..7
+  const int wrow0 = static_cast<int>(blockIdx.x % kBlocksPerHead) * kRowsPerBlock + warp * 4;
+  const int row = wrow0 + grp;
+  const int64_t start = p.cu_seqlens[seq];
+  const int64_t end = p.cu_seqlens[seq + 1];
+  const int64_t row_base = (head * kDim + row) * kDim;
+
+  float s[16];
+#pragma unroll
+  for (int c = 0; c < 2; ++c)
+#pragma unroll
+    for (int x4 = 0; x4 < 2; ++x4) {
+      float4 f = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (end > start) f = *reinterpret_cast<const float4*>(p.state + row_base + 64 * c + 8 * sub + 4 * x4);
+      s[8 * c + 4 * x4 + 0] = f.x;
+      s[8 * c + 4 * x4 + 1] = f.y;
+      s[8 * c + 4 * x4 + 2] = f.z;
+      s[8 * c + 4 * x4 + 3] = f.w;
+    }
+
+  const float rate = expf(p.A_log[h]);
+  const float bias = p.dt_bias[h];
+  const float scale = gdn_effective_scale(p.scale);
+
+  // Stage k, q of tokens t0 .. t0+31 (those < end) into buffer buf.
+  auto stage = [&](int64_t t0, int buf) {
+    for (int idx = threadIdx.x; idx < 2 * kChunk * 16; idx += W * 32) {
+      const int which = idx / (kChunk * 16);
+      const int tok = (idx / 16) % kChunk;
+      const int part = idx % 16;
+      const int64_t t = t0 + tok;
+      if (t < end) {
+        const __nv_bfloat16* src = (which == 0 ? p.k : p.q) + (t * GDN_NUM_QK_HEADS + hq) * kDim + part * 8;
+        cp_async16(&sm.kq[buf][which][tok][part * 8], src);
+      }
+    }
+  };
+  // Per-lane raw inputs of token t0 + lane, one chunk ahead.
+  __nv_bfloat16 ra = __float2bfloat16(0.f), rb = __float2bfloat16(0.f);
+  uint2 rv = make_uint2(0u, 0u);
+  auto load_raw = [&](int64_t t0) {
+    const int64_t t = t0 + lane;
+    if (t < end) {
+      const int64_t vh = t * GDN_NUM_V_HEADS + h;
+      ra = p.a[vh];
+      rb = p.b[vh];
+      rv = *reinterpret_cast<const uint2*>(p.v + vh * kDim + wrow0);
+    }
+  };
+
+  if (start < end) {
+    stage(start, 0);
+    load_raw(start);
+  }
+  cp_async_commit();
+
+  int buf = 0;
+  for (int64_t t0 = start; t0 < end; t0 += kChunk, buf ^= 1) {
+    const int n = static_cast<int>((end - t0 < kChunk ? end - t0 : int64_t{kChunk}));
+    // Gates and v of this chunk, lane-parallel.
+    {
+      const float g = expf(-rate * gdn_softplus(__bfloat162float(ra) + bias));
+      const float be = gdn_beta(__bfloat162float(rb));
+      sm.gate[warp][0][lane] = g;
+      sm.gate[warp][1][lane] = be;
+      sm.vrow[warp][lane][0] = __uint_as_float(rv.x << 16);
+      sm.vrow[warp][lane][1] = __uint_as_float(rv.x & 0xffff0000u);
+      sm.vrow[warp][lane][2] = __uint_as_float(rv.y << 16);
+      sm.vrow[warp][lane][3] = __uint_as_float(rv.y & 0xffff0000u);
+    }
+    // Next chunk in flight: its raw per-lane inputs and its k, q into the other buffer (whose
+    // readers all passed the __syncthreads at the end of the previous iteration).
+    if (t0 + kChunk < end) {
+      load_raw(t0 + kChunk);
+      stage(t0 + kChunk, buf ^ 1);
+    }
+    cp_async_commit();
+    cp_async_wait1();  // this thread's copies of the current chunk have landed
+    __syncthreads();   // everyone's have
+
+    const __nv_bfloat16* kbase = &sm.kq[buf][0][0][0];
+    const __nv_bfloat16* qbase = &sm.kq[buf][1][0][0];
+#pragma unroll
+    for (int u = 0; u < kChunk; ++u) {
+      if (u >= n) break;
+      float kf[16], qf[16];
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        bf16x8_to_float(*reinterpret_cast<const uint4*>(kbase + u * kDim + 64 * c + 8 * sub), kf + 8 * c);
+        bf16x8_to_float(*reinterpret_cast<const uint4*>(qbase + u * kDim + 64 * c + 8 * sub), qf + 8 * c);
+      }
+      const float g = sm.gate[warp][0][u];
+      const float be = sm.gate[warp][1][u];
+      const float vj = sm.vrow[warp][u][grp];
+      float ks0 = 0.f, ks1 = 0.f, ks2 = 0.f, ks3 = 0.f;
+      float qs0 = 0.f, qs1 = 0.f, qk = 0.f;
+#pragma unroll
+      for (int i = 0; i < 16; i += 4) {
+        ks0 = fmaf(kf[i + 0], s[i + 0], ks0);
+        ks1 = fmaf(kf[i + 1], s[i + 1], ks1);
+        ks2 = fmaf(kf[i + 2], s[i + 2], ks2);
+        ks3 = fmaf(kf[i + 3], s[i + 3], ks3);
+        qs0 = fmaf(qf[i + 0], s[i + 0], qs0);
+        qs0 = fmaf(qf[i + 1], s[i + 1], qs0);
+        qs1 = fmaf(qf[i + 2], s[i + 2], qs1);
+        qs1 = fmaf(qf[i + 3], s[i + 3], qs1);
+      }
+#pragma unroll
+      for (int i = 0; i < 16; ++i) qk = fmaf(qf[i], kf[i], qk);
+      float ks = (ks0 + ks1) + (ks2 + ks3);
+      float qs = qs0 + qs1;
+#pragma unroll
+      for (int off = 4; off > 0; off >>= 1) {  // within the 8-lane group of this row
+        ks += __shfl_xor_sync(0xffffffffu, ks, off);
+        qs += __shfl_xor_sync(0xffffffffu, qs, off);
+        qk += __shfl_xor_sync(0xffffffffu, qk, off);
+      }
+      const float old_v = g * ks;
+      const float delta = be * (vj - old_v);
+#pragma unroll
+      for (int i = 0; i < 16; ++i) s[i] = fmaf(g, s[i], kf[i] * delta);
+      if (sub == 0) sm.orow[warp][u][grp] = __float2bfloat16(scale * (g * qs + qk * delta));
+    }
+    __syncwarp();
+    if (lane < n) {
+      const int64_t t = t0 + lane;
+      *reinterpret_cast<uint2*>(p.out + (t * GDN_NUM_V_HEADS + h) * kDim + wrow0) =
+          *reinterpret_cast<const uint2*>(&sm.orow[warp][lane][0]);
+    }
+    __syncthreads();  // buffer buf and the per-warp arrays are free for the next iteration
+  }
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+
+#pragma unroll
+  for (int c = 0; c < 2; ++c)
+#pragma unroll
+    for (int x4 = 0; x4 < 2; ++x4)
+      *reinterpret_cast<float4*>(p.new_state + row_base + 64 * c + 8 * sub + 4 * x4) =
+          make_float4(s[8 * c + 4 * x4 + 0], s[8 * c + 4 * x4 + 1], s[8 * c + 4 * x4 + 2], s[8 * c + 4 * x4 + 3]);
+}
+
+
+// ---------------------------------------------------------------------------------------
+// Chunked path.
+constexpr int kC = 64;                                      // tokens a chunk
+constexpr int kVT = 16;                                     // V columns (k-last rows) a pass block
+constexpr int kTiles = kDim / kVT;                          // 8 pass blocks a head
+constexpr int kScratchW = 0;                                // [64][128]
+constexpr int kScratchU = kC * kDim;                        // [64][128]
+constexpr int kScratchP = 2 * kC * kDim;                    // [64][64]
+constexpr int kScratchLg = 2 * kC * kDim + kC * kC;         // [64]
+constexpr int kScratchFloats = 2 * kC * kDim + kC * kC + kC;  // per (chunk, v head)
+constexpr int kPad = kDim + 1;                              // 129: conflict-free column reads
+
+constexpr int kPrepSmem = (kC * kC + 2 * kC * kPad + 2 * kC) * 4;  // 82944 bytes
+constexpr int kPassSmem = (kDim * kVT + kC * kVT + kC * kDim + 2 * kC * kPad + kC * (kC + 1) + kC) * 4;
+
+__device__ __forceinline__ float2 load_bf16x2(const __nv_bfloat16* p) {
+  return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p));
+}
+
+// Global chunk idx -> (sequence, first token, length); chunks numbered sequence by sequence.
+__device__ __forceinline__ bool find_chunk(const int64_t* cu, int num_seqs, int idx, int& seq, int64_t& tok0,
+                                           int& len) {
+  int acc = 0;
+  for (int n = 0; n < num_seqs; ++n) {
+    const int64_t s = cu[n], e = cu[n + 1];
+    const int nc = static_cast<int>((e - s + kC - 1) / kC);
+    if (idx < acc + nc) {
+      seq = n;
+      tok0 = s + static_cast<int64_t>(idx - acc) * kC;
+      const int64_t rest = e - tok0;
+      len = static_cast<int>(rest < kC ? rest : kC);
+      return true;
+    }
+    acc += nc;
+  }
+  return false;
+}
+
+// grid (max chunks, 8 v heads), 256 threads.
+__global__ void __launch_bounds__(256) gdn_chunk_prep_kernel(PrefillArgs p, int num_seqs, float* scratch) {
+  int seq, L;
+  int64_t tok0;
+  if (!find_chunk(p.cu_seqlens, num_seqs, blockIdx.x, seq, tok0, L)) return;  // block-uniform
+  extern __shared__ float4 smem4[];
+  float* As = reinterpret_cast<float*>(smem4);  // [64][64]
+  float* Ks = As + kC * kC;                      // [64][129]
+  float* Qs = Ks + kC * kPad;                    // [64][129]
+  float* lg = Qs + kC * kPad;                    // [64]
+  float* bt = lg + kC;                           // [64]
+  const int h = blockIdx.y;
+  const int hq = h / GDN_V_PER_QK;
+  const int tid = threadIdx.x;
+  float* sc = scratch + (static_cast<int64_t>(blockIdx.x) * GDN_NUM_V_HEADS + h) * kScratchFloats;
+
+  if (tid < kC) {
+    float l = 0.f, be = 0.f;  // padded tokens: no decay, no write
+    if (tid < L) {
+      const int64_t vh = (tok0 + tid) * GDN_NUM_V_HEADS + h;
+      l = -expf(p.A_log[h]) * gdn_softplus(__bfloat162float(p.a[vh]) + p.dt_bias[h]);
+      be = gdn_beta(__bfloat162float(p.b[vh]));
+    }
+    lg[tid] = l;
+    bt[tid] = be;
+  }
+  for (int idx = tid; idx < kC * (kDim / 2); idx += 256) {
+    const int t = idx / (kDim / 2), d = 2 * (idx % (kDim / 2));
+    float2 kk = make_float2(0.f, 0.f), qq = kk;
+    if (t < L) {
+      const int64_t off = ((tok0 + t) * GDN_NUM_QK_HEADS + hq) * kDim + d;
+      kk = load_bf16x2(p.k + off);
+      qq = load_bf16x2(p.q + off);
+    }
+    Ks[t * kPad + d] = kk.x;
+    Ks[t * kPad + d + 1] = kk.y;
+    Qs[t * kPad + d] = qq.x;
+    Qs[t * kPad + d + 1] = qq.y;
+  }
+  __syncthreads();
+  if (tid < 32) {  // inclusive prefix sum of the 64 log-decays
+    float x0 = lg[tid], x1 = lg[tid + 32];
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const float y0 = __shfl_up_sync(0xffffffffu, x0, o);
+      const float y1 = __shfl_up_sync(0xffffffffu, x1, o);
+      if (tid >= o) {
+        x0 += y0;
+        x1 += y1;
+      }
+    }
+    const float total0 = __shfl_sync(0xffffffffu, x0, 31);
+    lg[tid] = x0;
+    lg[tid + 32] = x1 + total0;
+  }
+  __syncthreads();
+
+  // K K^T and Q K^T: thread (ti, si) owns rows ti + 16a, columns si + 16b.
+  {
+    const int ti = tid / 16, si = tid % 16;
+    float kk[4][4], qk[4][4];
+#pragma unroll
+    for (int a = 0; a < 4; ++a)
+#pragma unroll
+      for (int b = 0; b < 4; ++b) kk[a][b] = qk[a][b] = 0.f;
+#pragma unroll 4
+    for (int d = 0; d < kDim; ++d) {
+      float kt[4], qt[4], ks[4];
+#pragma unroll
+      for (int a = 0; a < 4; ++a) {
+        kt[a] = Ks[(ti + 16 * a) * kPad + d];
+        qt[a] = Qs[(ti + 16 * a) * kPad + d];
+        ks[a] = Ks[(si + 16 * a) * kPad + d];
+      }
+#pragma unroll
+      for (int a = 0; a < 4; ++a)
+#pragma unroll
+        for (int b = 0; b < 4; ++b) {
+          kk[a][b] = fmaf(kt[a], ks[b], kk[a][b]);
+          qk[a][b] = fmaf(qt[a], ks[b], qk[a][b]);
+        }
+    }
+    float* P = sc + kScratchP;
+#pragma unroll
+    for (int a = 0; a < 4; ++a)
+#pragma unroll
+      for (int b = 0; b < 4; ++b) {
+        const int t = ti + 16 * a, s = si + 16 * b;
+        const float decay = s <= t ? expf(lg[t] - lg[s]) : 0.f;  // exponent <= 0 only
+        As[t * kC + s] = s < t ? bt[t] * decay * kk[a][b] : 0.f;
+        P[t * kC + s] = s <= t ? decay * qk[a][b] : 0.f;
+      }
+  }
+  if (tid < kC) sc[kScratchLg + tid] = lg[tid];
+  __syncthreads();
+
+  // Forward substitution, one column of [W | U] per thread, in registers.
+  {
+    const int c = tid;
+    float X[kC];
+#pragma unroll
+    for (int t = 0; t < kC; ++t) {
+      float r = 0.f;
+      if (t < L) {
+        if (c < kDim) {
+          r = bt[t] * expf(lg[t]) * Ks[t * kPad + c];
+        } else {
+          r = bt[t] * __bfloat162float(p.v[((tok0 + t) * GDN_NUM_V_HEADS + h) * kDim + (c - kDim)]);
+        }
+      }
+      X[t] = r;
+    }
+#pragma unroll
+    for (int t = 1; t < kC; ++t) {
+      float acc = X[t];
+#pragma unroll
+      for (int s4 = 0; s4 < t; s4 += 4) {
+        const float4 a4 = *reinterpret_cast<const float4*>(As + t * kC + s4);
+        acc = fmaf(-a4.x, X[s4], acc);
+        if (s4 + 1 < t) acc = fmaf(-a4.y, X[s4 + 1], acc);
+        if (s4 + 2 < t) acc = fmaf(-a4.z, X[s4 + 2], acc);
+        if (s4 + 3 < t) acc = fmaf(-a4.w, X[s4 + 3], acc);
+      }
+      X[t] = acc;
+    }
+    float* dst = sc + (c < kDim ? kScratchW + c : kScratchU + (c - kDim));
+#pragma unroll
+    for (int t = 0; t < kC; ++t) dst[t * kDim] = X[t];
+  }
+}
+
+// One block per (sequence, v head, 16 V columns), 256 threads; sequential over the chunks.
+__global__ void __launch_bounds__(256) gdn_chunk_pass_kernel(PrefillArgs p, int num_seqs, const float* scratch) {
+  extern __shared__ float4 smem4[];
+  float* Ss = reinterpret_cast<float*>(smem4);  // [128 K][16 V]
+  float* Ds = Ss + kDim * kVT;                   // [64 t][16 V]  U, then delta
+  float* Kds = Ds + kC * kVT;                    // [64 s][128 K] decayed to the chunk end
+  float* Xs = Kds + kC * kDim;                   // [128][129]: rows 0..63 W, 64..127 gamma_t q_t
+  float* Ps = Xs + 2 * kC * kPad;                // [64][65]
+  float* lgs = Ps + kC * (kC + 1);               // [64]
+
+  const int tile = blockIdx.x % kTiles;
+  const int64_t head = blockIdx.x / kTiles;  // sequence * 8 + v head
+  const int seq = static_cast<int>(head / GDN_NUM_V_HEADS);
+  const int h = static_cast<int>(head % GDN_NUM_V_HEADS);
+  const int hq = h / GDN_V_PER_QK;
+  const int vt0 = tile * kVT;
+  const int tid = threadIdx.x;
+  const int rp = tid / 4;  // rows 2rp, 2rp+1 (of X in step a, of S in step c)
+  const int cq = tid % 4;  // columns 4cq .. 4cq+3 of the tile
+  const int r0 = 2 * rp;
+  const int64_t start = p.cu_seqlens[seq];
+  const int64_t end = p.cu_seqlens[seq + 1];
+  int base = 0;  // global index of this sequence's first chunk
+  for (int n = 0; n < seq; ++n) base += static_cast<int>((p.cu_seqlens[n + 1] - p.cu_seqlens[n] + kC - 1) / kC);
+  const float scale = gdn_effective_scale(p.scale);
+
+  // S[d][c] = state[seq, h, vt0 + c, d]; this thread's entries d = r0, r0+1, c = 4cq + j.
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    float2 s2 = make_float2(0.f, 0.f);  // an empty sequence leaves zeros
+    if (end > start)
+      s2 = *reinterpret_cast<const float2*>(p.state + (head * kDim + vt0 + 4 * cq + j) * kDim + r0);
+    Ss[r0 * kVT + 4 * cq + j] = s2.x;
+    Ss[(r0 + 1) * kVT + 4 * cq + j] = s2.y;
+  }
+
+  const int nchunks = static_cast<int>((end - start + kC - 1) / kC);
+  for (int ci = 0; ci < nchunks; ++ci) {
+    const int64_t tok0 = start + static_cast<int64_t>(ci) * kC;
+    const int L = static_cast<int>(end - tok0 < kC ? end - tok0 : kC);
+    const float* sc = scratch + (static_cast<int64_t>(base + ci) * GDN_NUM_V_HEADS + h) * kScratchFloats;
+    if (tid < kC) lgs[tid] = sc[kScratchLg + tid];
+    __syncthreads();  // lgs; (previous chunk fully done: barrier at the loop end)
+    const float lgL = lgs[kC - 1];  // padded tokens carry lg_{L-1}
+    for (int idx = tid; idx < kC * (kDim / 4); idx += 256) {
+      const int t = idx / (kDim / 4), d = 4 * (idx % (kDim / 4));
+      const float4 w = __ldg(reinterpret_cast<const float4*>(sc + kScratchW + t * kDim + d));
+      Xs[t * kPad + d] = w.x;
+      Xs[t * kPad + d + 1] = w.y;
+      Xs[t * kPad + d + 2] = w.z;
+      Xs[t * kPad + d + 3] = w.w;
+    }
+    for (int idx = tid; idx < kC * (kDim / 2); idx += 256) {
+      const int t = idx / (kDim / 2), d = 2 * (idx % (kDim / 2));
+      float2 qq = make_float2(0.f, 0.f), kk = qq;
+      if (t < L) {
+        const int64_t off = ((tok0 + t) * GDN_NUM_QK_HEADS + hq) * kDim + d;
+        qq = load_bf16x2(p.q + off);
+        kk = load_bf16x2(p.k + off);
+      }
+      const float gq = expf(lgs[t]), gk = expf(lgL - lgs[t]);
+      Xs[(kC + t) * kPad + d] = gq * qq.x;
+      Xs[(kC + t) * kPad + d + 1] = gq * qq.y;
+      *reinterpret_cast<float2*>(Kds + t * kDim + d) = make_float2(gk * kk.x, gk * kk.y);
+    }
+    for (int idx = tid; idx < kC * (kC / 4); idx += 256) {
+      const int t = idx / (kC / 4), s = 4 * (idx % (kC / 4));
+      const float4 pv = __ldg(reinterpret_cast<const float4*>(sc + kScratchP + t * kC + s));
+      Ps[t * (kC + 1) + s] = pv.x;
+      Ps[t * (kC + 1) + s + 1] = pv.y;
+      Ps[t * (kC + 1) + s + 2] = pv.z;
+      Ps[t * (kC + 1) + s + 3] = pv.w;
+    }
+    if (tid < kC * (kVT / 4)) {
+      const int t = tid / (kVT / 4), c = 4 * (tid % (kVT / 4));
+      *reinterpret_cast<float4*>(Ds + t * kVT + c) =
+          __ldg(reinterpret_cast<const float4*>(sc + kScratchU + t * kDim + vt0 + c));
+    }
+    __syncthreads();
+
+    // Step a: [W; gamma Q] S, rows r0, r0+1, columns 4cq..4cq+3.
+    float acc[2][4];
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) acc[i][j] = 0.f;
+#pragma unroll 8
+    for (int d = 0; d < kDim; ++d) {
+      const float x0 = Xs[r0 * kPad + d], x1 = Xs[(r0 + 1) * kPad + d];
+      const float4 s4 = *reinterpret_cast<const float4*>(Ss + d * kVT + 4 * cq);
+      acc[0][0] = fmaf(x0, s4.x, acc[0][0]);
+      acc[0][1] = fmaf(x0, s4.y, acc[0][1]);
+      acc[0][2] = fmaf(x0, s4.z, acc[0][2]);
+      acc[0][3] = fmaf(x0, s4.w, acc[0][3]);
+      acc[1][0] = fmaf(x1, s4.x, acc[1][0]);
+      acc[1][1] = fmaf(x1, s4.y, acc[1][1]);
+      acc[1][2] = fmaf(x1, s4.z, acc[1][2]);
+      acc[1][3] = fmaf(x1, s4.w, acc[1][3]);
+    }
+    if (r0 < kC) {  // delta = U - W S (warps 0-3)
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) Ds[(r0 + i) * kVT + 4 * cq + j] -= acc[i][j];
+    }
+    __syncthreads();  // delta complete; nobody reads S any more this chunk
+
+    // Step b (warps 4-7): O = scale (gamma Q S + P delta) for tokens r0 - 64, r0 - 63.
+    if (r0 >= kC) {
+      const int t0 = r0 - kC;
+#pragma unroll 8
+      for (int s = 0; s < kC; ++s) {
+        const float p0 = Ps[t0 * (kC + 1) + s], p1 = Ps[(t0 + 1) * (kC + 1) + s];
+        const float4 d4 = *reinterpret_cast<const float4*>(Ds + s * kVT + 4 * cq);
+        acc[0][0] = fmaf(p0, d4.x, acc[0][0]);
+        acc[0][1] = fmaf(p0, d4.y, acc[0][1]);
+        acc[0][2] = fmaf(p0, d4.z, acc[0][2]);
+        acc[0][3] = fmaf(p0, d4.w, acc[0][3]);
+        acc[1][0] = fmaf(p1, d4.x, acc[1][0]);
+        acc[1][1] = fmaf(p1, d4.y, acc[1][1]);
+        acc[1][2] = fmaf(p1, d4.z, acc[1][2]);
+        acc[1][3] = fmaf(p1, d4.w, acc[1][3]);
+      }
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int t = t0 + i;
+        if (t < L) {
+          const __nv_bfloat162 lo = __floats2bfloat162_rn(scale * acc[i][0], scale * acc[i][1]);
+          const __nv_bfloat162 hi = __floats2bfloat162_rn(scale * acc[i][2], scale * acc[i][3]);
+          uint2 packed;
+          packed.x = *reinterpret_cast<const unsigned*>(&lo);
+          packed.y = *reinterpret_cast<const unsigned*>(&hi);
+          *reinterpret_cast<uint2*>(p.out + ((tok0 + t) * GDN_NUM_V_HEADS + h) * kDim + vt0 + 4 * cq) = packed;
+        }
+      }
+    }
+
+    // Step c (all warps): S' = gamma_{L-1} S + Kd^T delta on this thread's rows r0, r0+1.
+    {
+      const float gL = expf(lgL);
+      float n0[4], n1[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        n0[j] = gL * Ss[r0 * kVT + 4 * cq + j];
+        n1[j] = gL * Ss[(r0 + 1) * kVT + 4 * cq + j];
+      }
+#pragma unroll 8
+      for (int s = 0; s < kC; ++s) {
+        const float2 k2 = *reinterpret_cast<const float2*>(Kds + s * kDim + r0);
+        const float4 d4 = *reinterpret_cast<const float4*>(Ds + s * kVT + 4 * cq);
+        n0[0] = fmaf(k2.x, d4.x, n0[0]);
+        n0[1] = fmaf(k2.x, d4.y, n0[1]);
+        n0[2] = fmaf(k2.x, d4.z, n0[2]);
+        n0[3] = fmaf(k2.x, d4.w, n0[3]);
+        n1[0] = fmaf(k2.y, d4.x, n1[0]);
+        n1[1] = fmaf(k2.y, d4.y, n1[1]);
+        n1[2] = fmaf(k2.y, d4.z, n1[2]);
+        n1[3] = fmaf(k2.y, d4.w, n1[3]);
+      }
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        Ss[r0 * kVT + 4 * cq + j] = n0[j];
+        Ss[(r0 + 1) * kVT + 4 * cq + j] = n1[j];
+      }
+    }
+    __syncthreads();  // before the next chunk overwrites Xs, Ps, Kds, Ds and reads S
+  }
+
+  // new_state[seq, h, vt0 + c, d] = S[d][c]: this thread's own entries.
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+    *reinterpret_cast<float2*>(p.new_state + (head * kDim + vt0 + 4 * cq + j) * kDim + r0) =
+        make_float2(Ss[r0 * kVT + 4 * cq + j], Ss[(r0 + 1) * kVT + 4 * cq + j]);
+}
+
+void launch_lane8(const PrefillArgs& args, int64_t num_seqs, cudaStream_t stream) {
+  const int64_t heads = num_seqs * GDN_NUM_V_HEADS;
+  if (num_seqs >= 4) {
+    gdn_prefill_lane8_kernel<4><<<static_cast<unsigned>(heads * (kDim / 16)), 128, 0, stream>>>(args);
+  } else {
+    gdn_prefill_lane8_kernel<2><<<static_cast<unsigned>(heads * (kDim / 8)), 64, 0, stream>>>(args);
+  }
+}
+
+}  // namespace
+
+void gdn_prefill_chunk64(const DLTensor* q, const DLTensor* k, const DLTensor* v, const DLTensor* state,
+                         const DLTensor* A_log, const DLTensor* a, const DLTensor* dt_bias, const DLTensor* b,
+                         const DLTensor* cu_seqlens, float scale, DLTensor* output, DLTensor* new_state,
+                         kh_stream_t stream) {
+  const int64_t num_seqs = cu_seqlens->shape[0] - 1;
+  if (num_seqs <= 0) return;
+  const int64_t total = q->shape[0];
+  const PrefillArgs args{
+      static_cast<const __nv_bfloat16*>(q->data),    static_cast<const __nv_bfloat16*>(k->data),
+      static_cast<const __nv_bfloat16*>(v->data),    static_cast<const float*>(state->data),
+      static_cast<const float*>(A_log->data),        static_cast<const __nv_bfloat16*>(a->data),
+      static_cast<const float*>(dt_bias->data),      static_cast<const __nv_bfloat16*>(b->data),
+      static_cast<const int64_t*>(cu_seqlens->data), scale,
+      static_cast<__nv_bfloat16*>(output->data),     static_cast<float*>(new_state->data)};
+  // Short sequences on average: the recurrence pads nothing and needs no scratch.
+  if (total <= 2 * kC || total < kC * num_seqs) {
+    launch_lane8(args, num_seqs, stream);
+    return;
+  }
+  static bool configured = false;
+  if (!configured) {
+    // Keep the pool's memory between calls so that the scratch is not re-mapped every call.
+    int device = 0;
+    cudaMemPool_t pool;
+    if (cudaGetDevice(&device) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess) {
+      uint64_t threshold = UINT64_MAX;
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);
+    }
+    cudaFuncSetAttribute(gdn_chunk_prep_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kPrepSmem);
+    cudaFuncSetAttribute(gdn_chunk_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kPassSmem);
+    configured = true;
+  }
+  const int64_t max_chunks = (total + kC - 1) / kC + num_seqs;  // sum over sequences of ceil(len / 64)
+  float* scratch = nullptr;
+  const size_t bytes = static_cast<size_t>(max_chunks) * GDN_NUM_V_HEADS * kScratchFloats * sizeof(float);
+  if (cudaMallocAsync(reinterpret_cast<void**>(&scratch), bytes, stream) != cudaSuccess) {
+    (void)cudaGetLastError();
+    launch_lane8(args, num_seqs, stream);
+    return;
+  }
+  gdn_chunk_prep_kernel<<<dim3(static_cast<unsigned>(max_chunks), GDN_NUM_V_HEADS), 256, kPrepSmem, stream>>>(
+      args, static_cast<int>(num_seqs), scratch);
+  gdn_chunk_pass_kernel<<<static_cast<unsigned>(num_seqs * GDN_NUM_V_HEADS * kTiles), 256, kPassSmem, stream>>>(
+      args, static_cast<int>(num_seqs), scratch);
+  cudaFreeAsync(scratch, stream);
+}
