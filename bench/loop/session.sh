@@ -92,12 +92,19 @@ item() {  # item KIND D LIMIT
   esac
 }
 
+# Everything so far into session.tgz, after each item, so that a call cut short still
+# returns what it did. Written beside OUT_DIR first: tar refuses a folder that changes
+# while it reads it.
+pack() {
+  tar -czf "$OUT.tgz" -C "$OUT" --exclude=./session.tgz --exclude='*/workspaces/*/*/parent' --exclude='*.so' . &&
+    mv "$OUT.tgz" "$OUT/session.tgz"
+}
+
 for spec in "$@"; do
   limit=
   [[ $spec == *@* ]] && limit=${spec##*@} && spec=${spec%@*}
   start=$SECONDS
   item "${spec%%:*}" "${spec#*:}" "$limit"
   echo "$spec rc=$? seconds=$((SECONDS - start))" | tee -a "$STEPS"
+  pack
 done
-# Written beside OUT_DIR first: tar refuses a folder that changes while it reads it.
-tar -czf "$OUT.tgz" -C "$OUT" --exclude='*/workspaces/*/*/parent' --exclude='*.so' . && mv "$OUT.tgz" "$OUT/session.tgz"

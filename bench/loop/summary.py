@@ -7,7 +7,8 @@ of bench/loop/session.sh (and bench/loop/flashinfer/run.sh):
 Each CALL_DIR may hold, per definition D: baseline_D.jsonl (kharness's CUDA baseline),
 pytorch_D.jsonl (the contest's PyTorch reference), final_D.jsonl (the loop's promoted
 solution), loop_D.json (kharness optimize --json), profile_D/profile.json (its regimes)
-and flashinfer_D.jsonl (FlashInfer's kernel, where one runs). A later CALL_DIR's file
+and flashinfer_D.jsonl or flashinfer/D.jsonl (FlashInfer's kernel where one runs:
+bench/loop/flashinfer/run.sh). A later CALL_DIR's file
 replaces an earlier one's. The promoted solution is final_D's, or the baseline's when the
 loop promoted nothing.
 
@@ -114,6 +115,7 @@ def loop_record(path):
 
 def operator_summary(dirs, d):
     files = {kind: find(dirs, f"{kind}_{d}.jsonl") for _, kind in BASELINES + (("final", "final"),)}
+    files["flashinfer"] = files["flashinfer"] or find(dirs, os.path.join("flashinfer", f"{d}.jsonl"))
     if not files["baseline"]:
         return None
     traces = {kind: read_traces(path) for kind, path in files.items() if path}

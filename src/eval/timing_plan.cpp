@@ -6,14 +6,18 @@
 
 namespace kh {
 
+std::size_t input_set_of_call(int call, int warmup, std::size_t sets) {
+  if (call < warmup) return 0;
+  return static_cast<std::size_t>(1 + call - warmup) % std::max<std::size_t>(1, sets);
+}
+
 std::vector<std::size_t> kept_slot_sets(const LoopShape& shape) {
   const int calls = shape.warmup + shape.iterations;
   const int slots = std::max(1, shape.slots);
   std::vector<std::size_t> sets;
   for (int s = 0; s < slots && s < calls; ++s) {
     const int last = s + (calls - 1 - s) / slots * slots;  // the last call that wrote slot s
-    if (last >= shape.warmup)
-      sets.push_back(static_cast<std::size_t>(last) % std::max<std::size_t>(1, shape.sets));
+    if (last >= shape.warmup) sets.push_back(input_set_of_call(last, shape.warmup, shape.sets));
   }
   return sets;
 }

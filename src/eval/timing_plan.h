@@ -22,8 +22,13 @@ struct TrialPlan {
   std::uint64_t pick_seed = 0;           // draws the re-checked slots (drawn_slots)
 };
 
-// The shape of one fixed-count timed loop (eval/worker_side/timed_loop.cpp): call i uses
-// input set i % sets and output slot i % slots; the first `warmup` calls are not timed.
+// The input set of call `call` of a timed loop (eval/worker_side/timed_loop.cpp): the
+// warm-ups call set 0 alone and the timed calls go round from set 1, so where sets come
+// round again each set's first timed call is its first call (eval/input_reuse_check.h).
+[[nodiscard]] std::size_t input_set_of_call(int call, int warmup, std::size_t sets);
+
+// The shape of one fixed-count timed loop: call i uses input set input_set_of_call(i, ...)
+// and output slot i % slots; the first `warmup` calls are not timed.
 struct LoopShape {
   int warmup = 0;
   int iterations = 0;

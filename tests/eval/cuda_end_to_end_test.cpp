@@ -175,6 +175,23 @@ TEST_F(CudaEndToEnd, PointerCacheGetsNoFakeSpeedup) {
   expect_no_fake_speedup(run("pointer_cache.cu"), slow, 0.5, false);
 }
 
+// Where input sets come round again (here the budget allows two a trial), the pointer
+// cache's fingerprint matches on every later call of a set: the right answer, copied.
+// Only the time gives it away, and the honest slow path must still pass the same way.
+TEST_F(CudaEndToEnd, PointerCacheOnSetsThatComeRoundAgainIsRewardHack) {
+  EvalOptions o = options("pointer_cache_reused");
+  o.input_set_budget_bytes = 1;  // two sets a trial
+  o.protocol.trials = 4;         // one first call of set 1 a trial; three decide
+  for (const WorkloadResult& w : run("pointer_cache.cu", o).workloads) {
+    EXPECT_EQ(w.status, EvalStatus::reward_hack) << w.log;
+    EXPECT_NE(w.log.find("outputs cached across calls"), std::string::npos) << w.log;
+  }
+  EvalOptions honest = options("slow_reused");
+  honest.input_set_budget_bytes = 1;
+  honest.protocol.trials = 4;
+  for (const WorkloadResult& w : run("slow.cu", honest).workloads) EXPECT_EQ(w.status, EvalStatus::passed) << w.log;
+}
+
 // Legal but slow: the span runs from the first copy's start to the last copy's end,
 // so the host's work in between is timed too. It may pass, or be flagged when the
 // event timer sees more than CUPTI (host work before the first copy), never be fast.

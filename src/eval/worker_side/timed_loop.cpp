@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "error/error.h"
+#include "eval/timing_plan.h"
 #include "eval/worker_side/thread_activity_probe.h"
 #include "timing/iteration_timer.h"
 
@@ -92,13 +93,9 @@ class Loop {
   // never read (a slot is kept only when a timed call wrote it last, and each timed call
   // poisons its slot first), and the cache state it leaves is flushed before the first
   // timed call. That saves a 2x-L2 memset and a wait per warm-up.
-  // The warm-ups call set 0 alone and the timed calls go round from set 1, so each other
-  // set's first timed call is its first call: the orchestrator's InputReuseCheck
-  // compares it with the same set's later calls.
+  // eval/timing_plan.h foresees the same sets.
   [[nodiscard]] int set_for(int iteration) const {
-    const int warmup = config_.protocol.warmup;
-    if (iteration < warmup) return 0;
-    return (1 + iteration - warmup) % static_cast<int>(sets_.size());
+    return static_cast<int>(input_set_of_call(iteration, config_.protocol.warmup, sets_.size()));
   }
 
   bool call(int iteration, IterationTimer* primary, IterationTimer* secondary) {
