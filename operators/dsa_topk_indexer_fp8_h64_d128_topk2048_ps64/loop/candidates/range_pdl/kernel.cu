@@ -602,9 +602,9 @@ void dsa_topk_indexer_range_pdl(const DLTensor* q_index_fp8, const DLTensor* k_i
   const int64_t capacity = int64_t{max_pages} * kPageTokens;
   const int smem_keys = select_smem_keys(capacity);
   const size_t smem_bytes = sizeof(float) * static_cast<size_t>(smem_keys);
-  // Host-side work first, so that nothing but launches sits between the two kernels.
-  if (smem_bytes > 48 * 1024)
-    cudaFuncSetAttribute(select_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_bytes));
+  // Host-side work first, so that nothing but launches sits between the two kernels. Always set:
+  // select_kernel has ~33 KB of static shared memory, so static + dynamic passes 48 KB early.
+  cudaFuncSetAttribute(select_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_bytes));
   float* scores = nullptr;
   keep_pool_memory_mapped();
   // Rows of at most kTopK tokens need no scores: without a longer possible row, no scoring at all.
