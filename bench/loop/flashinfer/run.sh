@@ -124,30 +124,26 @@ for line in list(open(sys.argv[1]))[: int(sys.argv[2])]:
     -o "$OUT/$D.jsonl" --json >"$OUT/$D.json" 2>"$OUT/$D.log"
 done
 
-# summary.md: per operator, passed/total and the mean latency of the passed workloads.
+# summary.md: per operator, passed/total and the mean latency of the passed workloads, from
+# the traces (D.jsonl).
 python3 - "$OUT" "${ORDER[@]}" >"$OUT/summary.md" <<'PY'
 import json, os, sys
 out = sys.argv[1]
 print("| definition | passed | mean latency ms | statuses | first failure |")
 print("|---|---|---|---|---|")
 for d in sys.argv[2:]:
-    path = os.path.join(out, d + ".json")
+    path = os.path.join(out, d + ".jsonl")
     if not os.path.exists(path):
         continue
-    try:
-        traces = json.load(open(path)).get("traces", [])
-    except Exception as e:
-        print(f"| {d} | - | - | no result ({type(e).__name__}) | |")
-        continue
-    ev = [t.get("evaluation") or {} for t in traces]
-    passed = [e for e in ev if e.get("status") == "PASSED"]
-    lat = [e["performance"]["latency_ms"] for e in passed if e.get("performance")]
+    with open(path) as f:
+        ev = [json.loads(line)["evaluation"] for line in f if line.strip()]
+    lat = [e["performance"]["latency_ms"] for e in ev if e.get("status") == "PASSED" and e.get("performance")]
     statuses = {}
     for e in ev:
         statuses[e.get("status")] = statuses.get(e.get("status"), 0) + 1
     first = next(((e.get("log") or "").strip().splitlines()[:1] for e in ev if e.get("status") != "PASSED"), [])
     mean = sum(lat) / len(lat) if lat else float("nan")
-    print(f"| {d} | {len(passed)}/{len(traces)} | {mean:.4f} | {statuses} | {(first[0][:120] if first else '')} |")
+    print(f"| {d} | {len(lat)}/{len(ev)} | {mean:.4f} | {statuses} | {(first[0][:120] if first else '')} |")
 PY
 echo "total seconds=$(( $(date +%s) - START ))" >>"$STEPS"
 cat "$STEPS" "$OUT/summary.md"
