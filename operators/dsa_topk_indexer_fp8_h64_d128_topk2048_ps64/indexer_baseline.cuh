@@ -212,9 +212,9 @@ __global__ void __launch_bounds__(SELECT_THREADS)
   }
 }
 
-inline void run(const DLTensor* q_index_fp8, const DLTensor* k_index_cache_fp8,
-                               const DLTensor* weights, const DLTensor* seq_lens, const DLTensor* block_table,
-                               DLTensor* topk_indices, kh_stream_t stream) {
+inline void run(const DLTensor* q_index_fp8, const DLTensor* k_index_cache_fp8, const DLTensor* weights,
+                const DLTensor* seq_lens, const DLTensor* block_table, DLTensor* topk_indices,
+                kh_stream_t stream) {
   const int batch = static_cast<int>(q_index_fp8->shape[0]);
   const int max_pages = static_cast<int>(block_table->shape[1]);
   if (batch == 0) return;

@@ -54,7 +54,8 @@ TEST(ProfileCommand, ReportsEachStepAsItGoesAndWritesBothReports) {
   for (const auto& regime : report["regimes"]) {
     const auto& uuids = regime.at("members");
     ASSERT_EQ(uuids.size(), regime.at("workloads").get<std::size_t>()) << regime.dump();
-    EXPECT_NE(std::find(uuids.begin(), uuids.end(), regime.at("representative")), uuids.end()) << regime.dump();
+    EXPECT_NE(std::find(uuids.begin(), uuids.end(), regime.at("representative")), uuids.end())
+        << regime.dump();
     for (const auto& uuid : uuids) seen.insert(uuid.get<std::string>());
     members += uuids.size();
   }

@@ -245,7 +245,8 @@ TEST_F(CpuEndToEnd, ComputingOnSetsThatComeRoundAgainPasses) {
   EvalOptions o = options("correct_reused");
   o.input_set_budget_bytes = 1;
   o.protocol.trials = 4;
-  for (const WorkloadResult& w : run("slow.cpp", o).workloads) EXPECT_EQ(w.status, EvalStatus::passed) << w.log;
+  for (const WorkloadResult& w : run("slow.cpp", o).workloads)
+    EXPECT_EQ(w.status, EvalStatus::passed) << w.log;
 }
 
 TEST_F(CpuEndToEnd, ContentCacheGetsNoFakeSpeedup) {

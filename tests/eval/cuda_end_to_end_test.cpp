@@ -189,7 +189,8 @@ TEST_F(CudaEndToEnd, PointerCacheOnSetsThatComeRoundAgainIsRewardHack) {
   EvalOptions honest = options("slow_reused");
   honest.input_set_budget_bytes = 1;
   honest.protocol.trials = 4;
-  for (const WorkloadResult& w : run("slow.cu", honest).workloads) EXPECT_EQ(w.status, EvalStatus::passed) << w.log;
+  for (const WorkloadResult& w : run("slow.cu", honest).workloads)
+    EXPECT_EQ(w.status, EvalStatus::passed) << w.log;
 }
 
 // Legal but slow: the span runs from the first copy's start to the last copy's end,

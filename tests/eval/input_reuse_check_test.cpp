@@ -30,7 +30,9 @@ std::vector<TimedSample> trial(int sets, int rounds, First first_ms, Later later
 
 TEST(InputReuseCheck, CachedAnswersOnSeenSetsAreCaught) {
   InputReuseCheck check;
-  check.add_trial(trial(13, 4, [](int s) { return 0.35 + 0.01 * s; }, [](int) { return 0.02; }), 0);
+  check.add_trial(trial(
+                      13, 4, [](int s) { return 0.35 + 0.01 * s; }, [](int) { return 0.02; }),
+                  0);
   ASSERT_TRUE(check.median_ratio());
   EXPECT_LT(*check.median_ratio(), 0.1);
   ASSERT_TRUE(check.verdict());
@@ -42,8 +44,10 @@ TEST(InputReuseCheck, DataDependentTimesAreNotCaching) {
   // Each set has its own latency (sequence lengths differ), the same on every call of it
   // to within noise; the sets' latencies differ by 2x, more than any cache would save.
   InputReuseCheck check;
-  check.add_trial(trial(13, 4, [](int s) { return 0.3 + 0.025 * s; }, [](int s) { return (0.3 + 0.025 * s) * 0.97; }),
-                  0);
+  check.add_trial(
+      trial(
+          13, 4, [](int s) { return 0.3 + 0.025 * s; }, [](int s) { return (0.3 + 0.025 * s) * 0.97; }),
+      0);
   ASSERT_TRUE(check.median_ratio());
   EXPECT_NEAR(*check.median_ratio(), 0.97, 1e-9);
   EXPECT_FALSE(check.verdict());
@@ -52,7 +56,10 @@ TEST(InputReuseCheck, DataDependentTimesAreNotCaching) {
 TEST(InputReuseCheck, EvidenceAddsUpOverTrials) {
   // Two sets: one first call a trial (set 1), so only the trials together decide.
   InputReuseCheck check;
-  const auto cached = [] { return trial(2, 5, [](int) { return 2.0; }, [](int) { return 0.1; }); };
+  const auto cached = [] {
+    return trial(
+        2, 5, [](int) { return 2.0; }, [](int) { return 0.1; });
+  };
   check.add_trial(cached(), 0);
   check.add_trial(cached(), 0);
   EXPECT_FALSE(check.median_ratio()) << "two sets with a first and later call are too few";
@@ -64,7 +71,8 @@ TEST(InputReuseCheck, EvidenceAddsUpOverTrials) {
 TEST(InputReuseCheck, TheWarmSetAndInvalidSamplesAreNeverAFirstCall) {
   InputReuseCheck check;
   // Set 0 was called by the warm-ups: its fast timed calls are not compared with anything.
-  std::vector<TimedSample> samples = trial(4, 3, [](int) { return 1.0; }, [](int) { return 1.0; });
+  std::vector<TimedSample> samples = trial(
+      4, 3, [](int) { return 1.0; }, [](int) { return 1.0; });
   for (TimedSample& s : samples) {
     if (s.input_set == 0) s.ms = 0.01;
   }
@@ -79,7 +87,9 @@ TEST(InputReuseCheck, TheWarmSetAndInvalidSamplesAreNeverAFirstCall) {
   EXPECT_DOUBLE_EQ(*check.median_ratio(), 1.0);
   // Without warm-ups set 0's first timed call is a first call like any other.
   InputReuseCheck cold;
-  cold.add_trial(trial(4, 3, [](int) { return 1.0; }, [](int) { return 1.0; }), std::nullopt);
+  cold.add_trial(trial(
+                     4, 3, [](int) { return 1.0; }, [](int) { return 1.0; }),
+                 std::nullopt);
   EXPECT_DOUBLE_EQ(*cold.median_ratio(), 1.0);
 }
 
