@@ -13,6 +13,9 @@ import candidate_solution  # noqa: E402
 import propose  # noqa: E402
 import summary  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import tuner_set  # noqa: E402
+
 DEF = "gdn_decode_qk4_v8_d128_k_last"
 
 
@@ -121,6 +124,27 @@ class Summary(unittest.TestCase):
         self.assertNotIn("flashinfer", s["baselines"])
         self.assertFalse(s["target"]["mean_met"])
         self.assertFalse(s["target"]["sol_met"])
+
+
+class TunerSet(unittest.TestCase):
+    def test_measured_latency_ranks_before_the_axes(self):
+        # A long single sequence: small product of axes, the longest call.
+        lines = [{"workload": {"uuid": u, "axes": {"n": n, "s": s}}}
+                 for u, n, s in (("a", 100, 10), ("b", 80, 1), ("c", 50, 4), ("d", 900, 30))]
+        by_axes = [l["workload"]["uuid"] for l in tuner_set.rank(lines, ["n", "s"])]
+        self.assertEqual(by_axes, ["b", "c", "a", "d"])
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "t.jsonl")
+            with open(path, "w") as f:
+                for u, ms, st in (("a", 0.02, "PASSED"), ("b", 2.0, "PASSED"), ("c", 0.01, "PASSED"),
+                                  ("d", 9.0, "INCORRECT_NUMERICAL")):
+                    f.write(json.dumps({"workload": {"uuid": u}, "evaluation": {
+                        "status": st, "performance": {"latency_ms": ms}}}) + "\n")
+            latencies = tuner_set.measured_latencies(path)
+        ranked = tuner_set.rank(lines, ["n", "s"], latencies)
+        # Measured first, by latency; the failed one (no latency) last.
+        self.assertEqual([l["workload"]["uuid"] for l in ranked], ["c", "a", "b", "d"])
+        self.assertEqual([l["workload"]["uuid"] for l in tuner_set.pick(ranked, [0.0, 0.5, 1.0])], ["c", "b", "d"])
 
 
 if __name__ == "__main__":

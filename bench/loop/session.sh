@@ -14,7 +14,8 @@
 #   loop:D       kharness optimize from D's baseline, the cli agent proposing the
 #                candidates of operators/D/loop/candidates and the cheat probes of
 #                bench/loop/cheats/D (bench/loop/propose.py), on a
-#                small trace set of D's workloads at fixed cost quantiles (bench/tuner_set.py);
+#                small trace set of D's workloads at fixed cost quantiles (bench/tuner_set.py;
+#                the cost is the baseline's measured latency when baseline:D ran before);
 #                LOOP_ARGS adds flags (default: --rounds 1 --robust-timeout 1)
 #   final:D      the loop's best (loop:D's optimize JSON) on all D's contest workloads,
 #                official protocol; nothing when the best is still the baseline
@@ -60,8 +61,12 @@ item() {  # item KIND D LIMIT
         --timing-trials 1 --warmup 1 --iterations 5 --timeout 120 --max-consecutive-failures 3 \
         --no-reference-timing -o "$OUT/pytorch_$d.jsonl" --json >"$OUT/pytorch_$d.json" 2>"$OUT/pytorch_$d.log" ;;
     loop)
+      # Ranked by the baseline's measured latency where this call swept it first (baseline:D).
+      local ranked=()
+      [ -s "$OUT/baseline_$d.jsonl" ] && ranked=(--latencies "$OUT/baseline_$d.jsonl")
+      # shellcheck disable=SC2086  # the quantiles are words
       python3 bench/tuner_set.py "$OUT/set_$d" "$d" --quantiles ${LOOP_QUANTILES:-0.1 0.4 0.7 0.9 1.0} \
-        >"$OUT/loop_$d.log" 2>&1 || return 2
+        "${ranked[@]}" >"$OUT/loop_$d.log" 2>&1 || return 2
       # The operator's candidates, then the cheat probes written for it (bench/loop/cheats/D).
       local agent folders="$PWD/operators/$d/loop/candidates"
       [ -d "bench/loop/cheats/$d" ] && folders="$folders $PWD/bench/loop/cheats/$d"
