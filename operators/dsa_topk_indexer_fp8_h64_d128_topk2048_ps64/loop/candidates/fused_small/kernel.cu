@@ -17,10 +17,11 @@
 // are ranked directly (one thread per key, key descending, list position breaking ties: exact)
 // instead of 3 radix passes with 3 block scans and ~9 barriers; the row's block table is staged in
 // shared memory for the gather; one barrier less for the min/max; the score kernel reads its first
-// table entry before seq_len is known; cudaFuncSetAttribute once per process.
+// table entry before seq_len is known; cudaFuncSetAttribute once per process; and scale_prefetch's
+// L2 prefetch of each page's scales two pages ahead in the score loop (blocks of several pages).
 // Expected (H200, range_select -> here): B1 P128 20.7 -> ~13 us, B8 P65 19.6 -> ~12, B26 P66
-// 26.7 -> ~18, B16 P300 44.3 -> ~40, B31 P512 87.3 -> ~83 (rank_select's two-kernel path); mean
-// over the 128 workloads 27.4 -> ~21 us (baseline 67.8).
+// 26.7 -> ~17, B16 P300 44.3 -> ~36, B31 P512 87.3 -> ~70 (rank_select's two kernels with the
+// scale prefetch); mean over the 128 workloads 27.4 -> ~19 us (baseline 67.8).
 // Accuracy: scoring as range_select (f16-widened e4m3, f32 accumulation); selection exact on the
 // f32 scores, ties included.
 #include <cuda_fp16.h>
@@ -102,6 +103,12 @@ __device__ __forceinline__ void load_quarter(const uint8_t* __restrict__ page, i
   }
 }
 
+// L2 prefetch (a hint: no register, no effect on results) of the 64 scale bytes of this warp's
+// page quarter (tokens 16tq..16tq+15, bytes 8192 + 64tq .. +64: within one 128-byte line).
+__device__ __forceinline__ void prefetch_scales_l2(const uint8_t* page, int tq) {
+  asm volatile("prefetch.global.L2 [%0];\n" ::"l"(page + kScalesOffset + tq * kWarpTokens * 4));
+}
+
 // Scores pages [first, last) of request b (first < last <= ceil(seq_len / 64)) into
 // scores[b * capacity + position]; every thread of the 256-thread block calls it. The first page's
 // table entry is passed in (read early by the caller).
@@ -121,6 +128,8 @@ __device__ __forceinline__ void score_pages(const uint8_t* __restrict__ q, const
   // before q's), so a warp keeps the next page's loads in flight while it multiplies this one.
   uint4 k[2][2];
   load_quarter(cache + int64_t{first_page} * kPageBytes, tq, g, t, k);
+  prefetch_scales_l2(cache + int64_t{first_page} * kPageBytes, tq);
+  if (first + 1 < last) prefetch_scales_l2(cache + int64_t{table_row[first + 1]} * kPageBytes, tq);
 
   // A fragments of this warp's 32 heads: a[mt][s][r], m-tile mt covers heads 32hh + 16mt + (0..15).
   uint32_t a[2][8][4];
@@ -154,7 +163,9 @@ __device__ __forceinline__ void score_pages(const uint8_t* __restrict__ q, const
     const int buf = static_cast<int>(p - first) & 1;
     const int valid = static_cast<int>(seq_len - p * kPageTokens < kPageTokens ? seq_len - p * kPageTokens
                                                                                 : kPageTokens);
-    // Scales of token columns 2t and 2t+1 of each n-tile (only needed after the MMAs).
+    // Scales of token columns 2t and 2t+1 of each n-tile (only needed after the MMAs). They were
+    // prefetched into L2 two pages ahead (range_select fetched them from DRAM here, exposing a DRAM
+    // latency on every page; holding them in registers a page ahead instead spilled).
     const uint8_t* page = cache + int64_t{table_row[p]} * kPageBytes;
     float2 sc[2];
 #pragma unroll
@@ -195,6 +206,8 @@ __device__ __forceinline__ void score_pages(const uint8_t* __restrict__ q, const
         v[nt][1] = v1;
       }
     }
+    // The accumulators are dead here: the page after next's scales, into L2.
+    if (p + 2 < last) prefetch_scales_l2(cache + int64_t{table_row[p + 2]} * kPageBytes, tq);
     if (p + 1 < last) {
 #pragma unroll
       for (int nt = 0; nt < 2; ++nt) {
