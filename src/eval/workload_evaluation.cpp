@@ -543,7 +543,11 @@ bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate,
       return false;
     }
     if (is_candidate && !verify_timed_run(*r.value, trial, rechecks)) return false;
-    reuse.add_trial(r.value->samples, o.protocol.warmup > 0 ? std::optional<int>(0) : std::nullopt);
+    // On CUDA only: on the CPU backend an honest call's later visits of a set took 73% of
+    // its first visit's time (CpuEndToEnd.RobustProtocolReportsNoiseAndStops: 65 sets, 2
+    // loaded cores), a first-touch cost the cache sweep between calls does not even out.
+    if (is_candidate && o.backend == "cuda")
+      reuse.add_trial(r.value->samples, o.protocol.warmup > 0 ? std::optional<int>(0) : std::nullopt);
     for (const auto& [k, v] : r.value->phases_ms.items()) {
       m.phases_ms[k] = m.phases_ms.value(k, 0.0) + v.get<double>();
     }
@@ -578,7 +582,7 @@ bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate,
     pool.insert(pool.end(), accepted.begin(), accepted.end());
   }
   if (!settle(rechecks)) return false;
-  if (const std::optional<std::string> cached = reuse.verdict(); is_candidate && cached) {
+  if (const std::optional<std::string> cached = reuse.verdict()) {
     fail(EvalStatus::reward_hack, "timing: " + *cached);
     return false;
   }

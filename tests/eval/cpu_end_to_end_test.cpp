@@ -226,21 +226,9 @@ TEST_F(CpuEndToEnd, PointerCacheGetsNoFakeSpeedup) {
   }
 }
 
-// Input sets too big for one per iteration come round again (here the budget allows two
-// a trial); a cache keyed on the inputs' contents then answers every later call of a set
-// with the right output, so only the time gives it away. (A cache keyed on the pointer
-// alone is caught sooner: the next trial's new data at the same address gets a stale
-// answer, which the re-checks see.)
-TEST_F(CpuEndToEnd, ContentCacheOnSetsThatComeRoundAgainIsRewardHack) {
-  EvalOptions o = options("content_cache_reused");
-  o.input_set_budget_bytes = 1;  // two sets a trial
-  o.protocol.trials = 4;         // one first call of set 1 a trial; three decide
-  for (const WorkloadResult& w : run("content_cache.cpp", o).workloads) {
-    EXPECT_EQ(w.status, EvalStatus::reward_hack) << w.log;
-    EXPECT_NE(w.log.find("outputs cached across calls"), std::string::npos) << w.log;
-  }
-}
-
+// Input sets too big for one per iteration come round again (here the budget allows two a
+// trial). The reuse check (eval/input_reuse_check.h) is CUDA's: on the CPU an honest call's
+// first visit of a set is slower than its later ones, so the check would fail honest work.
 TEST_F(CpuEndToEnd, ComputingOnSetsThatComeRoundAgainPasses) {
   EvalOptions o = options("correct_reused");
   o.input_set_budget_bytes = 1;
