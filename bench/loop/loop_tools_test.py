@@ -126,6 +126,40 @@ class Summary(unittest.TestCase):
         self.assertFalse(s["target"]["sol_met"])
 
 
+    def test_a_later_calls_shipped_solution_replaces_the_final_and_says_which_call(self):
+        with tempfile.TemporaryDirectory() as root:
+            early, late = os.path.join(root, "call1"), os.path.join(root, "call2")
+            for d in (early, late):
+                os.makedirs(d)
+
+            def jsonl(folder, name, traces):
+                with open(os.path.join(folder, name), "w") as f:
+                    f.writelines(json.dumps(t) + "\n" for t in traces)
+            jsonl(early, f"baseline_{DEF}.jsonl", [trace("u1", 4.0, "base")])
+            jsonl(early, f"final_{DEF}.jsonl", [trace("u1", 2.0, "first")])
+            jsonl(late, f"shipped_{DEF}.jsonl", [trace("u1", 1.0, "shipped")])
+            jsonl(late, f"pytorch_{DEF}.jsonl", [trace("u1", 10.0, "torch")])
+            s = summary.operator_summary([early, late], DEF)
+        self.assertEqual(s["solution"], "shipped")
+        self.assertTrue(s["promoted_by_loop"])
+        self.assertAlmostEqual(s["baselines"]["kharness_baseline"]["speedup_of_means"], 4.0)
+        self.assertFalse(s["baselines"]["kharness_baseline"]["same_call"])
+        self.assertTrue(s["baselines"]["pytorch_reference"]["same_call"])
+        self.assertIn("another call", summary.markdown({DEF: s}))
+
+
+class Shipped(unittest.TestCase):
+    def test_every_operators_shipped_name_is_one_of_its_candidates(self):
+        operators = pathlib.Path(__file__).resolve().parents[2] / "operators"
+        shipped = sorted(operators.glob("*/loop/shipped"))
+        self.assertTrue(shipped, f"no operators/*/loop/shipped under {operators}")
+        for path in shipped:
+            name = path.read_text().strip()
+            s = candidate_solution.candidate_solution(path.parent / "candidates", name)
+            self.assertEqual(s["name"], name, path)
+            self.assertTrue(s["sources"], path)
+
+
 class TunerSet(unittest.TestCase):
     def test_measured_latency_ranks_before_the_axes(self):
         # A long single sequence: small product of axes, the longest call.

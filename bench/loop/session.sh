@@ -19,6 +19,9 @@
 #                LOOP_ARGS adds flags (default: --rounds 1 --robust-timeout 1)
 #   final:D      the loop's best (loop:D's optimize JSON) on all D's contest workloads,
 #                official protocol; nothing when the best is still the baseline
+#   shipped:D    the solution D ships (operators/D/loop/shipped names the promoted candidate)
+#                on all D's contest workloads, official protocol; nothing when D ships its
+#                baseline
 #   profile:D    kharness profile (ncu) of the loop's best, or of the baseline when the loop
 #                kept it
 #   ctest:REGEX  those CTest tests
@@ -85,6 +88,13 @@ item() {  # item KIND D LIMIT
       timeout --kill-after=10 "${limit:-300}" build/kharness eval --definition "$d" \
         --solution "$OUT/final_$d.solution.json" --backend cuda "${official[@]}" --timeout 300 \
         --no-reference-timing -o "$OUT/final_$d.jsonl" --json >"$OUT/final_$d.json" 2>"$OUT/final_$d.log" ;;
+    shipped)
+      [ -s "operators/$d/loop/shipped" ] || { echo "operators/$d/loop/shipped: none: $d ships its baseline" >"$OUT/shipped_$d.log"; return 0; }
+      python3 bench/loop/candidate_solution.py "operators/$d/loop/candidates" "$(<"operators/$d/loop/shipped")" \
+        >"$OUT/shipped_$d.solution.json" || return 2
+      timeout --kill-after=10 "${limit:-300}" build/kharness eval --definition "$d" \
+        --solution "$OUT/shipped_$d.solution.json" --backend cuda "${official[@]}" --timeout 300 \
+        --no-reference-timing -o "$OUT/shipped_$d.jsonl" --json >"$OUT/shipped_$d.json" 2>"$OUT/shipped_$d.log" ;;
     profile)
       local what=(--baseline)
       best_solution "$d" "$OUT/profile_$d.solution.json" && what=(--solution "$OUT/profile_$d.solution.json")
@@ -93,7 +103,7 @@ item() {  # item KIND D LIMIT
     ctest)
       timeout --kill-after=10 "${limit:-300}" ctest --test-dir build -R "$d" --timeout 300 --output-on-failure \
         >"$OUT/ctest.log" 2>&1 ;;
-    *) echo "unknown item kind '$kind' (baseline, pytorch, loop, final, profile, ctest)" >&2; return 2 ;;
+    *) echo "unknown item kind '$kind' (baseline, pytorch, loop, final, shipped, profile, ctest)" >&2; return 2 ;;
   esac
 }
 

@@ -6,11 +6,12 @@ of bench/loop/session.sh (and bench/loop/flashinfer/run.sh):
 
 Each CALL_DIR may hold, per definition D: baseline_D.jsonl (kharness's CUDA baseline),
 pytorch_D.jsonl (the contest's PyTorch reference), final_D.jsonl (the loop's promoted
-solution), loop_D.json (kharness optimize --json), profile_D/profile.json (its regimes)
+solution) or shipped_D.jsonl (the solution D ships, operators/D/loop/shipped), loop_D.json (kharness optimize --json), profile_D/profile.json (its regimes)
 and flashinfer_D.jsonl or flashinfer/D.jsonl (FlashInfer's kernel where one runs:
 bench/loop/flashinfer/run.sh). A later CALL_DIR's file
-replaces an earlier one's. The promoted solution is final_D's, or the baseline's when the
-loop promoted nothing.
+replaces an earlier one's. The promoted solution is the last call's shipped_D or final_D,
+or the baseline's when the loop promoted nothing. Each baseline says whether it was
+measured in the same call as that solution (`same_call`).
 
 Per definition the summary holds `mean_ms` and `geomean_ms` over its passed workloads,
 `workloads`, `passed`, the speed-of-light fraction per regime (the regimes of
@@ -48,13 +49,21 @@ def read_traces(path):
         return {t["workload"]["uuid"]: t for t in (json.loads(line) for line in f if line.strip())}
 
 
-def find(dirs, name):
-    """The last call's file of that name (plain or gzipped), or None."""
+def find(dirs, *names):
+    """The last call's file of one of those names (plain or gzipped; the first name where a
+    call holds several), or None."""
     for d in reversed(dirs):
-        for candidate in (os.path.join(d, name), os.path.join(d, name + ".gz")):
-            if os.path.exists(candidate):
-                return candidate
+        for name in names:
+            for candidate in (os.path.join(d, name), os.path.join(d, name + ".gz")):
+                if os.path.exists(candidate):
+                    return candidate
     return None
+
+
+def call_of(path):
+    """The call folder a file of find() lies in (flashinfer/ is part of its call)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    return os.path.dirname(folder) if os.path.basename(folder) == "flashinfer" else folder
 
 
 def latency(trace):
@@ -114,8 +123,9 @@ def loop_record(path):
 
 
 def operator_summary(dirs, d):
-    files = {kind: find(dirs, f"{kind}_{d}.jsonl") for _, kind in BASELINES + (("final", "final"),)}
+    files = {kind: find(dirs, f"{kind}_{d}.jsonl") for _, kind in BASELINES}
     files["flashinfer"] = files["flashinfer"] or find(dirs, os.path.join("flashinfer", f"{d}.jsonl"))
+    files["final"] = find(dirs, f"shipped_{d}.jsonl", f"final_{d}.jsonl")
     if not files["baseline"]:
         return None
     traces = {kind: read_traces(path) for kind, path in files.items() if path}
@@ -133,6 +143,7 @@ def operator_summary(dirs, d):
             entry = stats(traces[kind])
             entry.update(speedups(traces[kind], best))
             entry["solution"] = next(iter(traces[kind].values()))["solution"]
+            entry["same_call"] = call_of(files[kind]) == call_of(files[promoted])
             out["baselines"][label] = entry
     target = B200_MEAN_MS.get(d)
     out["target"] = {"b200_mean_ms": target, "mean_met": out["mean_ms"] is not None and target is not None
@@ -149,7 +160,10 @@ def markdown(summary):
     for d, s in summary.items():
         def x(label):
             b = s["baselines"].get(label)
-            return f"{b['speedup_of_means']:.2f} ({b['common_workloads']})" if b and b.get("common_workloads") else "-"
+            if not b or not b.get("common_workloads"):
+                return "-"
+            where = "" if b.get("same_call", True) else ", another call"
+            return f"{b['speedup_of_means']:.2f} ({b['common_workloads']}{where})"
         sol = f"{s['sol_memory_bound']:.0%}" if s["sol_memory_bound"] is not None else "-"
         lines.append(f"| {d} | {s['solution']} | {s['passed']}/{s['workloads']} | {s['mean_ms']:.4f} | "
                      f"{s['geomean_ms']:.4f} | {s['target']['b200_mean_ms']} | {sol} | {x('kharness_baseline')} | "

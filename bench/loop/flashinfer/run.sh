@@ -21,6 +21,8 @@
 #                 operators/D/workloads.jsonl) kharness evaluates; "all" for all (default 8)
 #   FI_BUDGET_S   wall-clock budget of the whole script in seconds (default 340); every step's
 #                 limit is cut to what is left, and a step with under 20 s left is skipped
+#   FI_WARM_PARALLEL  1: all the operators' JIT builds at once, before the first eval
+#   FI_EVAL_LIMIT seconds each eval may take (default: per operator, 90-180)
 #   FI_CACHE      FlashInfer's JIT cache (FLASHINFER_WORKSPACE_BASE; default
 #                 /tmp/kh_flashinfer_cache: kept across calls on a machine that stays warm)
 #
@@ -103,10 +105,23 @@ selected() {
   return 1
 }
 
+warm() {  # warm D: the JIT build and first call; its rc also into $WORK/D.warm.rc
+  timed "$1.warm" "${WARM_LIMIT[$1]}" python3 bench/loop/flashinfer/warm.py "$1" >"$OUT/$1.warm.log" 2>&1
+  local rc=$?
+  echo "$rc" >"$WORK/$1.warm.rc"
+  return $rc
+}
+
+# With FI_WARM_PARALLEL=1 every operator's JIT build runs at once, before any timing: one
+# module's build leaves cores idle while its last, longest files compile.
+if [ "${FI_WARM_PARALLEL:-0}" = 1 ]; then
+  for D in "${ORDER[@]}"; do selected "$D" && warm "$D" & done
+  wait
+fi
+
 for D in "${ORDER[@]}"; do
   selected "$D" || continue
-  timed "$D.warm" "${WARM_LIMIT[$D]}" python3 bench/loop/flashinfer/warm.py "$D" >"$OUT/$D.warm.log" 2>&1
-  rc=$?
+  if [ -s "$WORK/$D.warm.rc" ]; then rc=$(<"$WORK/$D.warm.rc"); else warm "$D"; rc=$?; fi
   if [ "$rc" != 0 ]; then
     echo "$D.eval skipped (warm-up rc=$rc: the JIT module is not built)" | tee -a "$STEPS"
     continue
@@ -119,7 +134,7 @@ for line in list(open(sys.argv[1]))[: int(sys.argv[2])]:
     print(json.loads(line)["workload"]["uuid"])' "operators/$D/workloads.jsonl" "$WORKLOADS")
   fi
   rm -f "$OUT/$D.jsonl"
-  timed "$D.eval" "${EVAL_LIMIT[$D]}" build/kharness eval --definition "$D" --solution "bench/loop/flashinfer/$D.json" \
+  timed "$D.eval" "${FI_EVAL_LIMIT:-${EVAL_LIMIT[$D]}}" build/kharness eval --definition "$D" --solution "bench/loop/flashinfer/$D.json" \
     --backend cuda --protocol official --sandbox off --no-reference-timing --timeout 120 "${selection[@]}" \
     -o "$OUT/$D.jsonl" --json >"$OUT/$D.json" 2>"$OUT/$D.log"
 done
