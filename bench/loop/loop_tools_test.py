@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """The loop's scripts on made-up folders and traces: what propose.py hands the loop,
 the solution candidate_solution.py rebuilds, and the figures summary.py derives."""
+import contextlib
+import io
 import json
 import os
 import pathlib
@@ -70,10 +72,24 @@ class Propose(unittest.TestCase):
         self.stage("explore", room=1)
         self.assertEqual(len(list((self.ws / "out").iterdir())), 1)
 
-    def test_a_source_nowhere_is_an_error_naming_it(self):
+    def test_a_candidate_whose_source_is_nowhere_is_left_out_naming_it(self):
         candidate(self.candidates, "d", "op_d", "exploit", sources=("kernel.cu", "missing.cuh"))
-        with self.assertRaisesRegex(FileNotFoundError, "missing.cuh"):
-            self.stage("exploit")
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(self.stage("exploit"), 0)
+        self.assertIn("missing.cuh", err.getvalue())
+        self.assertEqual(sorted(p.name for p in (self.ws / "out").iterdir()), ["op_c", "op_cheat"])
+
+    def test_a_source_the_parent_lacks_comes_from_the_operator(self):
+        # A loop started from a promoted solution: its parent holds only that solution's files.
+        operator = self.candidates.parent.parent
+        write(operator / "baseline.cuh", "// the operator's baseline header\n")
+        write(self.ws / "history.json", "[]")
+        candidate(self.cheats, "y", "op_cheat_y", "explore", sources=("kernel.cu", "core.cuh", "baseline.cuh"))
+        self.stage("explore")
+        out = self.ws / "out" / "op_cheat_y"
+        self.assertEqual((out / "baseline.cuh").read_text(), "// the operator's baseline header\n")
+        self.assertEqual((out / "core.cuh").read_text(), "// the parent's header\n")
 
     def test_solution_takes_headers_from_the_operator(self):
         operator = self.candidates.parent.parent

@@ -170,5 +170,19 @@ TEST(OptimizeWithCliAgent, PromotesOnlyTheImprovementAndArchivesNoKey) {
   expect_no_key_in(archive);
 }
 
+// A command that fails whole offers no candidate; the console says why, not only "0 offered".
+TEST(OptimizeWithCliAgent, AFailedCommandSaysWhyOnTheConsole) {
+  test::TempDir tmp("optimize-cli-fails");
+  const std::string command = "echo 'the first line' >&2; echo 'source x.cuh is nowhere' >&2; exit 3";
+  const nlohmann::json config = {{"command", command}, {"timeout_s", 60}};
+  const auto r = run("optimize --definition rmsnorm_h128 --small --backend cpu --no-reference-timing --rounds 1 "
+                     "--seed 11 --archive " +
+                     quoted((tmp.path() / "a").string()) + " --agent cli --agent-config " + quoted(config.dump()));
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("explore: agent cli: cli agent exited with code 3: source x.cuh is nowhere"),
+            std::string::npos)
+      << r.out;
+}
+
 }  // namespace
 }  // namespace kh
