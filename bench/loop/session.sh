@@ -22,8 +22,8 @@
 #   shipped:D    the solution D ships (operators/D/loop/shipped names the promoted candidate)
 #                on all D's contest workloads, official protocol; nothing when D ships its
 #                baseline
-#   profile:D    kharness profile (ncu) of the loop's best, or of the baseline when the loop
-#                kept it
+#   profile:D    kharness profile (ncu) of the loop's best where loop:D ran in this OUT_DIR,
+#                else of what D ships; of the baseline when that is what there is
 #   ctest:REGEX  those CTest tests
 # Writes OUT_DIR/<item kind>_<D>.{jsonl,json,log}, loop_<D>/ (archive and report),
 # profile_<D>/, steps.txt (exit code and seconds per item), and session.tgz (all of it:
@@ -45,6 +45,13 @@ best_solution() {  # best_solution D FILE
   best=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["best"]["name"])' "$OUT/loop_$1.json") || return 1
   [[ $best == *_baseline_cuda ]] && return 1
   python3 bench/loop/candidate_solution.py "operators/$1/loop/candidates" "$best" >"$2"
+}
+
+# The solution JSON of what D ships (operators/D/loop/shipped), or nothing when it ships its
+# baseline.
+shipped_solution() {  # shipped_solution D FILE
+  [ -s "operators/$1/loop/shipped" ] || return 1
+  python3 bench/loop/candidate_solution.py "operators/$1/loop/candidates" "$(<"operators/$1/loop/shipped")" >"$2"
 }
 
 item() {  # item KIND D LIMIT
@@ -90,14 +97,17 @@ item() {  # item KIND D LIMIT
         --no-reference-timing -o "$OUT/final_$d.jsonl" --json >"$OUT/final_$d.json" 2>"$OUT/final_$d.log" ;;
     shipped)
       [ -s "operators/$d/loop/shipped" ] || { echo "operators/$d/loop/shipped: none: $d ships its baseline" >"$OUT/shipped_$d.log"; return 0; }
-      python3 bench/loop/candidate_solution.py "operators/$d/loop/candidates" "$(<"operators/$d/loop/shipped")" \
-        >"$OUT/shipped_$d.solution.json" || return 2
+      shipped_solution "$d" "$OUT/shipped_$d.solution.json" || return 2
       timeout --kill-after=10 "${limit:-300}" build/kharness eval --definition "$d" \
         --solution "$OUT/shipped_$d.solution.json" --backend cuda "${official[@]}" --timeout 300 \
         --no-reference-timing -o "$OUT/shipped_$d.jsonl" --json >"$OUT/shipped_$d.json" 2>"$OUT/shipped_$d.log" ;;
     profile)
       local what=(--baseline)
-      best_solution "$d" "$OUT/profile_$d.solution.json" && what=(--solution "$OUT/profile_$d.solution.json")
+      if [ -s "$OUT/loop_$d.json" ]; then
+        best_solution "$d" "$OUT/profile_$d.solution.json" && what=(--solution "$OUT/profile_$d.solution.json")
+      else
+        shipped_solution "$d" "$OUT/profile_$d.solution.json" && what=(--solution "$OUT/profile_$d.solution.json")
+      fi
       timeout --kill-after=10 "${limit:-180}" build/kharness profile --definition "$d" "${what[@]}" --backend cuda \
         --out "$OUT/profile_$d" --json >"$OUT/profile_$d.json" 2>"$OUT/profile_$d.log" ;;
     ctest)
