@@ -29,7 +29,8 @@ namespace {
 
 // The last non-empty line of an agent's excerpt (its stderr's tail), at most 300 characters.
 std::string last_line(std::string_view text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.remove_suffix(1);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
+    text.remove_suffix(1);
   const std::size_t start = text.find_last_of('\n');
   std::string_view line = start == std::string_view::npos ? text : text.substr(start + 1);
   return std::string(line.substr(0, 300));
@@ -292,8 +293,8 @@ void Round::run_stage(const StageBounds& bounds, const Retained& parent) {
     rejected_.push_back(
         {{"agent", agent->name()}, {"stage", bounds.stage}, {"reason", r.reason}, {"excerpt", r.excerpt}});
     // On the console too: a proposal that failed whole otherwise shows only as "0 offered".
-    say(fmt::format("  {}: agent {}: {}{}{}", bounds.stage, agent->name(), r.reason, r.excerpt.empty() ? "" : ": ",
-                    last_line(r.excerpt)));
+    say(fmt::format("  {}: agent {}: {}{}{}", bounds.stage, agent->name(), r.reason,
+                    r.excerpt.empty() ? "" : ": ", last_line(r.excerpt)));
   }
   std::vector<CandidateOutcome> offered;
   std::vector<std::string> families;

@@ -26,12 +26,16 @@ constexpr CUpti_ActivityKind kKinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,  // kernels on every stream, concurrently
     CUPTI_ACTIVITY_KIND_MEMCPY,             // includes device-to-device copies
     CUPTI_ACTIVITY_KIND_MEMSET,
+    // The API calls that launched them, on the host's clock: a window holds the work
+    // launched in it, whatever CUPTI's mapping of the GPU clock says (activity_windows.h).
+    CUPTI_ACTIVITY_KIND_RUNTIME,
+    CUPTI_ACTIVITY_KIND_DRIVER,
 };
 
 // Written by CUPTI's thread in buffer_completed, read by drain() on the caller's.
 struct RecordStore {
   std::mutex mutex;
-  std::vector<ActivityRecord> records;
+  ActivityLog log;
   std::size_t dropped = 0;
   std::string parse_error;
 };
@@ -46,24 +50,31 @@ std::atomic<bool> g_owned{false};
 template <typename Record>
 ActivityRecord to_record(const CUpti_Activity* activity) {
   const auto* typed = reinterpret_cast<const Record*>(activity);
-  return ActivityRecord{typed->start, typed->end, typed->streamId};
+  return ActivityRecord{typed->start, typed->end, typed->streamId, typed->correlationId};
 }
 
-// Converts one CUPTI record; false for kinds that carry no device time.
-bool convert(const CUpti_Activity* activity, ActivityRecord& out) {
+// Files one CUPTI record into the log; kinds that are neither device work nor an API
+// call are skipped.
+void file_record(const CUpti_Activity* activity, ActivityLog& log) {
   switch (activity->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-      out = to_record<CUpti_ActivityKernel10>(activity);
-      return true;
+      log.device.push_back(to_record<CUpti_ActivityKernel10>(activity));
+      return;
     case CUPTI_ACTIVITY_KIND_MEMCPY:
-      out = to_record<CUpti_ActivityMemcpy6>(activity);
-      return true;
+      log.device.push_back(to_record<CUpti_ActivityMemcpy6>(activity));
+      return;
     case CUPTI_ACTIVITY_KIND_MEMSET:
-      out = to_record<CUpti_ActivityMemset4>(activity);
-      return true;
+      log.device.push_back(to_record<CUpti_ActivityMemset4>(activity));
+      return;
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: {
+      const auto* api = reinterpret_cast<const CUpti_ActivityAPI*>(activity);
+      log.launches.push_back(LaunchRecord{api->correlationId, api->start});
+      return;
+    }
     default:
-      return false;
+      return;
   }
 }
 
@@ -75,7 +86,7 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
   *max_records = 0;                               // as many as fit
 }
 
-void parse_buffer(uint8_t* buffer, size_t valid_size, std::vector<ActivityRecord>& out, std::string& error) {
+void parse_buffer(uint8_t* buffer, size_t valid_size, ActivityLog& out, std::string& error) {
   CUpti_Activity* activity = nullptr;
   for (;;) {
     const CUptiResult status = cuptiActivityGetNextRecord(buffer, valid_size, &activity);
@@ -84,14 +95,13 @@ void parse_buffer(uint8_t* buffer, size_t valid_size, std::vector<ActivityRecord
       error = std::string("cuptiActivityGetNextRecord failed: ") + detail::cupti_result_text(status);
       return;
     }
-    ActivityRecord record;
-    if (convert(activity, record)) out.push_back(record);
+    file_record(activity, out);
   }
 }
 
 void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t /*size*/,
                                size_t valid_size) {
-  std::vector<ActivityRecord> parsed;
+  ActivityLog parsed;
   std::string error;
   if (buffer != nullptr && valid_size > 0) parse_buffer(buffer, valid_size, parsed, error);
   std::free(buffer);
@@ -99,7 +109,8 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
   if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) != CUPTI_SUCCESS) dropped = 0;
   RecordStore& s = store();
   const std::lock_guard lock(s.mutex);
-  s.records.insert(s.records.end(), parsed.begin(), parsed.end());
+  s.log.device.insert(s.log.device.end(), parsed.device.begin(), parsed.device.end());
+  s.log.launches.insert(s.log.launches.end(), parsed.launches.begin(), parsed.launches.end());
   s.dropped += dropped;
   if (!error.empty() && s.parse_error.empty()) s.parse_error = std::move(error);
 }
@@ -127,7 +138,7 @@ CuptiActivity::CuptiActivity() {
   }
   // Records from before this owner existed belong to nobody.
   const std::lock_guard lock(store().mutex);
-  store().records.clear();
+  store().log = {};
   store().dropped = 0;
   store().parse_error.clear();
 }
@@ -154,22 +165,22 @@ std::uint32_t CuptiActivity::stream_id(cudaStream_t stream) {
 void CuptiActivity::discard() noexcept {
   RecordStore& s = store();
   const std::lock_guard lock(s.mutex);
-  s.records.clear();
+  s.log = {};
   s.dropped = 0;
   s.parse_error.clear();
 }
 
-std::vector<ActivityRecord> CuptiActivity::drain() {
+ActivityLog CuptiActivity::drain() {
   KH_CUPTI_CALL(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
   drained_ = true;
   RecordStore& s = store();
   const std::lock_guard lock(s.mutex);
   const std::size_t dropped = std::exchange(s.dropped, 0);
   std::string error = std::exchange(s.parse_error, {});
-  std::vector<ActivityRecord> records = std::exchange(s.records, {});
+  ActivityLog log = std::exchange(s.log, {});
   if (!error.empty()) throw Error("CUPTI activity: " + error);
   if (dropped > 0) throw Error("CUPTI activity dropped " + std::to_string(dropped) + " records");
-  return records;
+  return log;
 }
 
 }  // namespace kh

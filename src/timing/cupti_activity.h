@@ -3,7 +3,8 @@
 // CUPTI's activity buffers and callbacks are process-wide, so two owners would
 // steal each other's records. The constructor claims ownership (a second live
 // instance throws kh::Error), registers the buffer callbacks and enables kernel,
-// memcpy and memset records; the destructor disables them and flushes.
+// memcpy and memset records, and runtime and driver API records (the host times of
+// the launches); the destructor disables them and flushes.
 //
 // CUPTI calls the buffer callbacks from its own thread, so the records they
 // deliver are kept in a mutex-protected store that outlives this object; drain()
@@ -24,6 +25,12 @@
 #include "timing/activity_windows.h"
 
 namespace kh {
+
+// What CUPTI delivered: device work, and the API calls that launched it.
+struct ActivityLog {
+  std::vector<ActivityRecord> device;
+  std::vector<LaunchRecord> launches;
+};
 
 class CuptiActivity {
  public:
@@ -46,7 +53,7 @@ class CuptiActivity {
   // Flushes all of CUPTI's buffers (forced) and returns the records delivered since
   // the last drain. Throws kh::Error when CUPTI dropped records or a buffer could
   // not be parsed: spans computed from a partial record set would be wrong.
-  [[nodiscard]] std::vector<ActivityRecord> drain();
+  [[nodiscard]] ActivityLog drain();
   // Whether drain() ran since the last ask. After a forced flush the next CUDA call that
   // makes a record (a launch, memset or copy) costs 180-270 us on the H200, whatever
   // the buffer size; the other calls (queries, synchronisation, events) do not.

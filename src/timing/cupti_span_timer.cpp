@@ -57,8 +57,8 @@ void CuptiSpanTimer::stop() {
 
 std::vector<IterationSample> CuptiSpanTimer::finish() {
   if (running_) throw Error("cupti_span timer: finish() called inside a window");
-  const std::vector<ActivityRecord> records = activity_->drain();
-  WindowAssignment assignment = assign_to_windows(records, windows_, rule_);
+  const ActivityLog log = activity_->drain();
+  WindowAssignment assignment = assign_to_windows(log.device, log.launches, windows_, rule_);
   windows_.clear();
   strays_ = assignment.strays;
   return std::move(assignment.samples);

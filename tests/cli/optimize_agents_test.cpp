@@ -175,9 +175,10 @@ TEST(OptimizeWithCliAgent, AFailedCommandSaysWhyOnTheConsole) {
   test::TempDir tmp("optimize-cli-fails");
   const std::string command = "echo 'the first line' >&2; echo 'source x.cuh is nowhere' >&2; exit 3";
   const nlohmann::json config = {{"command", command}, {"timeout_s", 60}};
-  const auto r = run("optimize --definition rmsnorm_h128 --small --backend cpu --no-reference-timing --rounds 1 "
-                     "--seed 11 --archive " +
-                     quoted((tmp.path() / "a").string()) + " --agent cli --agent-config " + quoted(config.dump()));
+  const auto r =
+      run("optimize --definition rmsnorm_h128 --small --backend cpu --no-reference-timing --rounds 1 "
+          "--seed 11 --archive " +
+          quoted((tmp.path() / "a").string()) + " --agent cli --agent-config " + quoted(config.dump()));
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("explore: agent cli: cli agent exited with code 3: source x.cuh is nowhere"),
             std::string::npos)
