@@ -3,9 +3,10 @@
 //
 // A workload whose input sets are too big for one per iteration (the budget of
 // workload_evaluation.cpp: 2 GiB on CUDA) gives the timed loop fewer sets than calls, so
-// sets come round again. The warm-ups use set 0 alone and the timed calls start at set
-// 1 (worker_side/timed_loop.h), so every other set's first timed call is its first call
-// of all. The check pairs each set's later calls with its first, on the same data at the
+// sets come round again. The warm-ups use set 0 alone and the timed calls go round from
+// set 0 (timing_plan.h), so every other set's first timed call is its first call of all,
+// and never the loop's first timed call: on the H200 that one took up to 2.3 times as
+// long as the next for an honest kernel of 20 short launches. The check pairs each set's later calls with its first, on the same data at the
 // same address: a kernel that computes takes as long both times (the cache is flushed
 // before every timed call), while one that kept its answer (keyed on pointers or on
 // contents) copies it and takes a fraction. On an H200 a top-k indexer that cached by
@@ -31,7 +32,8 @@ class InputReuseCheck {
   static constexpr std::size_t kMinSets = 3;
 
   // One timing trial's samples, in call order; `warm_set` is the set the warm-ups
-  // called (so none of its timed calls is a first), or none without warm-ups.
+  // called (so none of its timed calls is a first), or none without warm-ups (then the
+  // first sample's set is left out).
   void add_trial(const std::vector<TimedSample>& samples, std::optional<int> warm_set);
 
   // The median over sets of (median of a set's later calls / its first call), when

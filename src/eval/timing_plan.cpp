@@ -8,7 +8,7 @@ namespace kh {
 
 std::size_t input_set_of_call(int call, int warmup, std::size_t sets) {
   if (call < warmup) return 0;
-  return static_cast<std::size_t>(1 + call - warmup) % std::max<std::size_t>(1, sets);
+  return static_cast<std::size_t>(call - warmup) % std::max<std::size_t>(1, sets);
 }
 
 std::vector<std::size_t> kept_slot_sets(const LoopShape& shape) {

@@ -23,8 +23,9 @@ struct TrialPlan {
 };
 
 // The input set of call `call` of a timed loop (eval/worker_side/timed_loop.cpp): the
-// warm-ups call set 0 alone and the timed calls go round from set 1, so where sets come
-// round again each set's first timed call is its first call (eval/input_reuse_check.h).
+// warm-ups call set 0 alone and the timed calls go round from set 0, so where sets come
+// round again each other set's first timed call is its first call, and none is the
+// loop's first timed call, which carries one-off costs of its own (eval/input_reuse_check.h).
 [[nodiscard]] std::size_t input_set_of_call(int call, int warmup, std::size_t sets);
 
 // The shape of one fixed-count timed loop: call i uses input set input_set_of_call(i, ...)

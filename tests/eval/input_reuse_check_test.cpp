@@ -10,15 +10,16 @@
 namespace kh {
 namespace {
 
-// One trial over `sets` sets, warm-ups on set 0, `rounds` times round from set 1: set s
-// takes first_ms(s) on its first timed call and later_ms(s) after.
+// One trial over `sets` sets, warm-ups on set 0, `rounds` times round from set 0 (as
+// input_set_of_call goes): set s takes first_ms(s) on its first timed call and
+// later_ms(s) after.
 template <typename First, typename Later>
 std::vector<TimedSample> trial(int sets, int rounds, First first_ms, Later later_ms) {
   std::vector<TimedSample> out;
   std::vector<bool> seen(static_cast<std::size_t>(sets), false);
   seen[0] = true;
   for (int i = 0; i < sets * rounds; ++i) {
-    const int set = (1 + i) % sets;
+    const int set = i % sets;
     TimedSample s;
     s.input_set = set;
     s.ms = seen[static_cast<std::size_t>(set)] ? later_ms(set) : first_ms(set);
@@ -85,11 +86,14 @@ TEST(InputReuseCheck, TheWarmSetAndInvalidSamplesAreNeverAFirstCall) {
   check.add_trial(samples, 0);
   ASSERT_TRUE(check.median_ratio());
   EXPECT_DOUBLE_EQ(*check.median_ratio(), 1.0);
-  // Without warm-ups set 0's first timed call is a first call like any other.
+  // Without warm-ups the trial's first call is its set's first, and also the loop's first
+  // timed call, which pays one-off costs (2.3x on the H200): that set is left out.
   InputReuseCheck cold;
-  cold.add_trial(trial(
-                     4, 3, [](int) { return 1.0; }, [](int) { return 1.0; }),
-                 std::nullopt);
+  std::vector<TimedSample> unwarmed = trial(
+      4, 3, [](int) { return 1.0; }, [](int) { return 1.0; });
+  unwarmed.front().ms = 2.3;
+  cold.add_trial(unwarmed, std::nullopt);
+  ASSERT_TRUE(cold.median_ratio());
   EXPECT_DOUBLE_EQ(*cold.median_ratio(), 1.0);
 }
 

@@ -16,26 +16,28 @@ namespace {
 TEST(TimingPlanShape, OneSlotPerTimedCallKeepsEveryTimedCallsSet) {
   // The official protocol with the budget to spare: 10 warm-ups, 50 timed calls, 50
   // slots, 60 sets. Slot s is written last by call 50 + s for s < 10, else by call s;
-  // timed call c (from 10) uses set (1 + c - 10) % 60, the warm-ups set 0.
+  // timed call c (from 10) uses set (c - 10) % 60, the warm-ups set 0.
   const std::vector<std::size_t> sets = kept_slot_sets({10, 50, 50, 60});
   ASSERT_EQ(sets.size(), 50u);
-  for (std::size_t s = 0; s < 50; ++s) EXPECT_EQ(sets[s], s < 10 ? 41 + s : s - 9) << "slot " << s;
+  for (std::size_t s = 0; s < 50; ++s) EXPECT_EQ(sets[s], s < 10 ? 40 + s : s - 10) << "slot " << s;
 }
 
 TEST(TimingPlanShape, FewerSetsAndSlotsThanCalls) {
-  // 3 warm-ups, 7 timed calls (3..9) on sets 1, 2, 0, 1, 2, 0, 1; 4 slots: slot 0 <- call
+  // 3 warm-ups, 7 timed calls (3..9) on sets 0, 1, 2, 0, 1, 2, 0; 4 slots: slot 0 <- call
   // 8, 1 <- 9, 2 <- 6, 3 <- 7.
-  EXPECT_EQ(kept_slot_sets({3, 7, 4, 3}), (std::vector<std::size_t>{0, 1, 1, 2}));
+  EXPECT_EQ(kept_slot_sets({3, 7, 4, 3}), (std::vector<std::size_t>{2, 0, 0, 1}));
   // More slots than calls: only the slots a timed call wrote are kept.
-  EXPECT_EQ(kept_slot_sets({2, 3, 8, 10}), (std::vector<std::size_t>{1, 2, 3}));
+  EXPECT_EQ(kept_slot_sets({2, 3, 8, 10}), (std::vector<std::size_t>{0, 1, 2}));
   // A slot whose last writer was a warm-up is not kept.
-  EXPECT_EQ(kept_slot_sets({5, 1, 3, 10}), (std::vector<std::size_t>{1}));
-  // The warm-ups call set 0 alone; the timed calls go round from set 1.
+  EXPECT_EQ(kept_slot_sets({5, 1, 3, 10}), (std::vector<std::size_t>{0}));
+  // The warm-ups call set 0 alone; the timed calls go round from set 0, so the first timed
+  // call is on the warm set and no set's first call is the loop's first timed call.
   EXPECT_EQ(input_set_of_call(0, 3, 3), 0u);
   EXPECT_EQ(input_set_of_call(2, 3, 3), 0u);
-  EXPECT_EQ(input_set_of_call(3, 3, 3), 1u);
-  EXPECT_EQ(input_set_of_call(5, 3, 3), 0u);
-  EXPECT_EQ(input_set_of_call(0, 0, 3), 1u);
+  EXPECT_EQ(input_set_of_call(3, 3, 3), 0u);
+  EXPECT_EQ(input_set_of_call(4, 3, 3), 1u);
+  EXPECT_EQ(input_set_of_call(6, 3, 3), 0u);
+  EXPECT_EQ(input_set_of_call(0, 0, 3), 0u);
 }
 
 TEST(TimingPlanShape, RecheckedSetsFollowThePickSeedAndRepeatNone) {
@@ -44,7 +46,7 @@ TEST(TimingPlanShape, RecheckedSetsFollowThePickSeedAndRepeatNone) {
   TrialPlan b{{}, 2};
   const std::vector<std::size_t> ra = rechecked_sets(shape, a, 4);
   EXPECT_EQ(rechecked_sets(shape, a, 4), ra) << "a seed draws the same sets every time";
-  // Kept sets are {0, 1, 1, 2}: all four slots re-checked cover each set once.
+  // Kept sets are {2, 0, 0, 1}: all four slots re-checked cover each set once.
   std::vector<std::size_t> sorted = ra;
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(sorted, (std::vector<std::size_t>{0, 1, 2}));

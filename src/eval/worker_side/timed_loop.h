@@ -3,9 +3,10 @@
 // Every iteration: poison this iteration's output slot, flush the cache, then time
 // the call with the primary timer (CUPTI all-stream span, or steady clock on the CPU)
 // and, on CUDA, a CUDA-event timer alongside it for cross-checking. The warm-ups call
-// input set 0; the timed calls rotate from set 1, so consecutive iterations see different
-// data at different addresses, and where sets come round again, each set's first timed
-// call is its first call at all (eval/input_reuse_check.h compares the two); output slots
+// input set 0; the timed calls rotate from set 0, so consecutive iterations see different
+// data at different addresses, and where sets come round again, each other set's first
+// timed call is its first call at all, never the loop's first timed call
+// (eval/input_reuse_check.h compares the two); output slots
 // rotate too, and the slots stay on the device for the orchestrator to fetch the ones it
 // draws for re-checking. No CUDA graphs.
 // Each call's arguments are converted for the kernel (Kernel::prepare) before the timers
