@@ -155,12 +155,17 @@ class Summary(unittest.TestCase):
             jsonl(early, f"final_{DEF}.jsonl", [trace("u1", 2.0, "first")])
             jsonl(late, f"shipped_{DEF}.jsonl", [trace("u1", 1.0, "shipped")])
             jsonl(late, f"pytorch_{DEF}.jsonl", [trace("u1", 10.0, "torch")])
+            jsonl(early, f"flashinfer_{DEF}.jsonl", [trace("u1", 3.0, "fi_old")])
+            os.makedirs(os.path.join(late, "flashinfer"))
+            jsonl(os.path.join(late, "flashinfer"), f"{DEF}.jsonl", [trace("u1", 2.0, "fi_new")])
             s = summary.operator_summary([early, late], DEF)
         self.assertEqual(s["solution"], "shipped")
         self.assertTrue(s["promoted_by_loop"])
         self.assertAlmostEqual(s["baselines"]["kharness_baseline"]["speedup_of_means"], 4.0)
         self.assertFalse(s["baselines"]["kharness_baseline"]["same_call"])
         self.assertTrue(s["baselines"]["pytorch_reference"]["same_call"])
+        self.assertEqual(s["baselines"]["flashinfer"]["solution"], "fi_new")  # run.sh's folder, the later call
+        self.assertTrue(s["baselines"]["flashinfer"]["same_call"])
         self.assertIn("another call", summary.markdown({DEF: s}))
 
 

@@ -124,7 +124,7 @@ def loop_record(path):
 
 def operator_summary(dirs, d):
     files = {kind: find(dirs, f"{kind}_{d}.jsonl") for _, kind in BASELINES}
-    files["flashinfer"] = files["flashinfer"] or find(dirs, os.path.join("flashinfer", f"{d}.jsonl"))
+    files["flashinfer"] = find(dirs, f"flashinfer_{d}.jsonl", os.path.join("flashinfer", f"{d}.jsonl"))
     files["final"] = find(dirs, f"shipped_{d}.jsonl", f"final_{d}.jsonl")
     if not files["baseline"]:
         return None
