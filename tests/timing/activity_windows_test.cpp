@@ -13,6 +13,17 @@ WindowRule no_slack() {
   return rule;
 }
 
+// The rule as the span timer uses it: 2 us of slack, the harness's stream 3.
+WindowRule with_housekeeping() {
+  WindowRule rule;
+  rule.slack_ns = 2 * kUs;
+  rule.housekeeping_streams = {3};
+  return rule;
+}
+
+// Two windows, 100-200 us and 300-400 us.
+const std::vector<TimingWindow> kTwoWindows = {{100 * kUs, 200 * kUs, 0}, {300 * kUs, 400 * kUs, 0}};
+
 TEST(ActivityWindows, SpanIsFirstStartToLastEndAcrossStreams) {
   const std::vector<TimingWindow> windows = {{100 * kUs, 500 * kUs, 0.4}};
   const std::vector<ActivityRecord> records = {
@@ -75,10 +86,8 @@ TEST(ActivityWindows, SlackAbsorbsTimestampSkewAtTheEdges) {
 }
 
 TEST(ActivityWindows, HousekeepingWorkCountsInsideAWindowButNotInItsTrailingSlack) {
-  WindowRule rule;
-  rule.slack_ns = 2 * kUs;
-  rule.housekeeping_streams = {3};
-  const std::vector<TimingWindow> windows = {{100 * kUs, 200 * kUs, 0}, {300 * kUs, 400 * kUs, 0}};
+  const WindowRule rule = with_housekeeping();
+  const std::vector<TimingWindow>& windows = kTwoWindows;
   const std::vector<ActivityRecord> records = {
       {110 * kUs, 120 * kUs, 7},
       {150 * kUs, 190 * kUs, 3},  // on the harness's stream inside the window: still the call's
@@ -124,10 +133,8 @@ TEST(ActivityWindows, WorkGoesToTheWindowItWasLaunchedInWhateverItsMappedStart) 
 // Work launched after the call returned (a thread of the candidate's, or a callback) is
 // a stray even where its device time falls inside the next window.
 TEST(ActivityWindows, WorkLaunchedOutsideEveryWindowIsAStrayWhereverItRan) {
-  WindowRule rule;
-  rule.slack_ns = 2 * kUs;
-  rule.housekeeping_streams = {3};
-  const std::vector<TimingWindow> windows = {{100 * kUs, 200 * kUs, 0}, {300 * kUs, 400 * kUs, 0}};
+  const WindowRule rule = with_housekeeping();
+  const std::vector<TimingWindow>& windows = kTwoWindows;
   const std::vector<ActivityRecord> records = {
       {110 * kUs, 120 * kUs, 7, 1},
       {310 * kUs, 390 * kUs, 9, 2},  // ran in window 2, launched at 250 us, between windows
