@@ -6,6 +6,8 @@ import io
 import json
 import os
 import pathlib
+import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -179,6 +181,24 @@ class Shipped(unittest.TestCase):
             s = candidate_solution.candidate_solution(path.parent / "candidates", name)
             self.assertEqual(s["name"], name, path)
             self.assertTrue(s["sources"], path)
+
+
+    @unittest.skipUnless(shutil.which("nvcc"), "nvcc not found: the shipped CUDA candidates are not compiled")
+    def test_every_shipped_cuda_candidate_compiles_from_its_solution_alone(self):
+        # What a loop or an eval builds: the solution's sources in one folder, nothing else.
+        root = pathlib.Path(__file__).resolve().parents[2]
+        for path in sorted((root / "operators").glob("*/loop/shipped")):
+            s = candidate_solution.candidate_solution(path.parent / "candidates", path.read_text().strip())
+            if s["spec"]["language"] != "cuda":
+                continue
+            with tempfile.TemporaryDirectory() as d:
+                for source in s["sources"]:
+                    write(pathlib.Path(d) / source["path"], source["content"])
+                entry = s["spec"]["entry_point"].split("::")[0]
+                run = subprocess.run(
+                    ["nvcc", "-std=c++17", "-gencode=arch=compute_90a,code=sm_90a", "-I", str(root / "include"),
+                     "-c", entry, "-o", "kernel.o"], cwd=d, capture_output=True, text=True)
+                self.assertEqual(run.returncode, 0, f"{path}: {run.stderr[-2000:]}")
 
 
 class TunerSet(unittest.TestCase):
