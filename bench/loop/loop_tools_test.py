@@ -183,22 +183,33 @@ class Shipped(unittest.TestCase):
             self.assertTrue(s["sources"], path)
 
 
-    @unittest.skipUnless(shutil.which("nvcc"), "nvcc not found: the shipped CUDA candidates are not compiled")
-    def test_every_shipped_cuda_candidate_compiles_from_its_solution_alone(self):
-        # What a loop or an eval builds: the solution's sources in one folder, nothing else.
+    @unittest.skipUnless(shutil.which("nvcc"), "nvcc not found: the CUDA candidates are not compiled")
+    def test_every_shipped_or_staged_cuda_candidate_compiles_from_its_solution_alone(self):
+        # What a loop or an eval builds: the solution's sources in one folder, nothing else. The
+        # shipped candidate of every operator, and every candidate staged for the next loop.
         root = pathlib.Path(__file__).resolve().parents[2]
         for path in sorted((root / "operators").glob("*/loop/shipped")):
-            s = candidate_solution.candidate_solution(path.parent / "candidates", path.read_text().strip())
-            if s["spec"]["language"] != "cuda":
-                continue
-            with tempfile.TemporaryDirectory() as d:
-                for source in s["sources"]:
-                    write(pathlib.Path(d) / source["path"], source["content"])
-                entry = s["spec"]["entry_point"].split("::")[0]
-                run = subprocess.run(
-                    ["nvcc", "-std=c++17", "-gencode=arch=compute_90a,code=sm_90a", "-I", str(root / "include"),
-                     "-c", entry, "-o", "kernel.o"], cwd=d, capture_output=True, text=True)
-                self.assertEqual(run.returncode, 0, f"{path}: {run.stderr[-2000:]}")
+            candidates = path.parent / "candidates"
+            names = {path.read_text().strip()}
+            for folder in sorted(candidates.iterdir()):
+                stage = folder / "stage"
+                if stage.exists() and stage.read_text().strip() in ("explore", "exploit"):
+                    names.add(json.loads((folder / "manifest.json").read_text())["name"])
+            for name in sorted(names):
+                with self.subTest(candidate=name):
+                    self.compile_cuda_solution(root, candidate_solution.candidate_solution(candidates, name))
+
+    def compile_cuda_solution(self, root, s):
+        if s["spec"]["language"] != "cuda":
+            return
+        with tempfile.TemporaryDirectory() as d:
+            for source in s["sources"]:
+                write(pathlib.Path(d) / source["path"], source["content"])
+            entry = s["spec"]["entry_point"].split("::")[0]
+            run = subprocess.run(
+                ["nvcc", "-std=c++17", "-gencode=arch=compute_90a,code=sm_90a", "-I", str(root / "include"),
+                 "-c", entry, "-o", "kernel.o"], cwd=d, capture_output=True, text=True)
+            self.assertEqual(run.returncode, 0, f"{s['name']}: {run.stderr[-2000:]}")
 
 
 class TunerSet(unittest.TestCase):

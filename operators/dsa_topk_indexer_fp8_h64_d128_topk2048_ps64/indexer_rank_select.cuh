@@ -61,10 +61,10 @@ __device__ __forceinline__ int range_bin(float x, float lo, float scale) {
 template <int kThreads, int kCand, int kTablePages>
 struct SelectShared {
   static constexpr int kRank = kRankMax < kThreads ? kRankMax : kThreads;
-  unsigned hist[kBins];      // range-bin histogram, then the radix histograms of the refinement
-  unsigned cursor[kBins];    // next output slot of each range bin >= tb
-  uint32_t cand[kCand];      // row positions of tb's keys
-  uint32_t cand_key[kRank];  // their order-preserving keys (the first kRank of them)
+  unsigned hist[kBins];        // range-bin histogram, then the radix histograms of the refinement
+  unsigned cursor[kBins];      // next output slot of each range bin >= tb
+  uint32_t cand[kCand];        // row positions of tb's keys
+  uint32_t cand_key[kRank];    // their order-preserving keys (the first kRank of them)
   int32_t table[kTablePages];  // the row's block-table prefix
   float warp_min[kThreads / 32];
   float warp_max[kThreads / 32];
@@ -111,10 +111,11 @@ __device__ void choose_digit(Shared& sh, typename Scan::TempStorage& scan, int b
 // Writes the top-kTopK of row[0, n) (n > kTopK) to out_row[0, kTopK). Every thread of the block
 // (kThreads of them) calls it. sx: n floats of shared memory when in_smem (else unused).
 template <int kThreads, int kCand, int kTablePages>
-__device__ void select_row(SelectShared<kThreads, kCand, kTablePages>& sh,
-                           typename cub::BlockScan<unsigned, kThreads, cub::BLOCK_SCAN_WARP_SCANS>::TempStorage& scan,
-                           float* sx, bool in_smem, const float* row, int n, const int32_t* __restrict__ table_row,
-                           int32_t* __restrict__ out_row) {
+__device__ void select_row(
+    SelectShared<kThreads, kCand, kTablePages>& sh,
+    typename cub::BlockScan<unsigned, kThreads, cub::BLOCK_SCAN_WARP_SCANS>::TempStorage& scan, float* sx,
+    bool in_smem, const float* row, int n, const int32_t* __restrict__ table_row,
+    int32_t* __restrict__ out_row) {
   using Scan = cub::BlockScan<unsigned, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
   using Shared = SelectShared<kThreads, kCand, kTablePages>;
   constexpr int kItems = kBins / kThreads;
@@ -201,8 +202,9 @@ __device__ void select_row(SelectShared<kThreads, kCand, kTablePages>& sh,
   const float scale = mx > mn ? __fdiv_rn(static_cast<float>(kBins), __fsub_rn(mx, mn)) : 0.f;
   auto value = [&](int i) -> float { return in_smem ? sx[i] : __ldcg(row + i); };
   auto index_of = [&](int i) -> int32_t {
-    return table_in_smem ? static_cast<int32_t>(int64_t{sh.table[i / kPageTokens]} * kPageTokens + i % kPageTokens)
-                         : global_index(table_row, i);
+    return table_in_smem
+               ? static_cast<int32_t>(int64_t{sh.table[i / kPageTokens]} * kPageTokens + i % kPageTokens)
+               : global_index(table_row, i);
   };
 
   // Sweep 2: range-bin histogram.
@@ -332,10 +334,14 @@ constexpr int kBigTablePages = kMaxSmemKeys / kPageTokens;  // 640
 using BigShared = SelectShared<kSelectThreads, kBigCand, kBigTablePages>;
 using BigScan = cub::BlockScan<unsigned, kSelectThreads, cub::BLOCK_SCAN_WARP_SCANS>;
 
-__global__ void __launch_bounds__(kSelectThreads)
-    select_kernel(const float* scores, const int32_t* __restrict__ seq_lens,
-                  const int32_t* __restrict__ block_table, int max_pages, int smem_keys,
-                  int32_t* __restrict__ out) {
+// One request per block (select_kernel's body; candidates that launch the selection with PDL wrap
+// select_request<true> in their own kernel). kWaitForScores: launched as the score grid's programmatic
+// dependent (PDL), so the scores are read only after griddepcontrol.wait (the score grid's completion and the
+// visibility of its writes); rows of at most kTopK tokens, which need no scores, are written before it.
+template <bool kWaitForScores>
+__device__ __forceinline__ void select_request(const float* scores, const int32_t* __restrict__ seq_lens,
+                                               const int32_t* __restrict__ block_table, int max_pages,
+                                               int smem_keys, int32_t* __restrict__ out) {
   __shared__ typename BigScan::TempStorage scan;
   __shared__ BigShared sh;
   extern __shared__ float4 dyn_smem[];
@@ -348,9 +354,17 @@ __global__ void __launch_bounds__(kSelectThreads)
     write_short_row(table_row, n, out_row, threadIdx.x, kSelectThreads);
     return;
   }
-  select_row<kSelectThreads, kBigCand, kBigTablePages>(sh, scan, reinterpret_cast<float*>(dyn_smem), n <= smem_keys,
-                                                        scores + int64_t{b} * capacity, n, table_row, out_row);
+  if constexpr (kWaitForScores) asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  select_row<kSelectThreads, kBigCand, kBigTablePages>(sh, scan, reinterpret_cast<float*>(dyn_smem),
+                                                       n <= smem_keys, scores + int64_t{b} * capacity, n,
+                                                       table_row, out_row);
 }
 
+__global__ void __launch_bounds__(kSelectThreads)
+    select_kernel(const float* scores, const int32_t* __restrict__ seq_lens,
+                  const int32_t* __restrict__ block_table, int max_pages, int smem_keys,
+                  int32_t* __restrict__ out) {
+  select_request<false>(scores, seq_lens, block_table, max_pages, smem_keys, out);
+}
 
 }  // namespace dsa_rank_select

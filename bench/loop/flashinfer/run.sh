@@ -23,6 +23,8 @@
 #                 limit is cut to what is left, and a step with under 20 s left is skipped
 #   FI_WARM_PARALLEL  1: all the operators' JIT builds at once, before the first eval
 #   FI_EVAL_LIMIT seconds each eval may take (default: per operator, 90-180)
+#   FI_AOT_DIR    modules built ahead of time by build_aot.py (DIR/<module>/<module>.so): copied
+#                 into FlashInfer's AOT folder, where FlashInfer loads them instead of building
 #   FI_CACHE      FlashInfer's JIT cache (FLASHINFER_WORKSPACE_BASE; default
 #                 /tmp/kh_flashinfer_cache: kept across calls on a machine that stays warm)
 #
@@ -46,6 +48,11 @@ trap 'rm -rf "$WORK"' EXIT
 # FlashInfer and its wheels, beside the device's torch and triton.
 python3 -m pip install -q --no-index --no-deps --no-compile --target "$WORK/site" "$WHEELS"/*.whl ||
   echo "pip install of $WHEELS/*.whl failed" | tee -a "$STEPS"
+if [ -n "${FI_AOT_DIR:-}" ]; then
+  mkdir -p "$WORK/site/flashinfer/data/aot"
+  cp -r "$FI_AOT_DIR"/. "$WORK/site/flashinfer/data/aot/" || echo "copy of FI_AOT_DIR $FI_AOT_DIR failed" | tee -a "$STEPS"
+  echo "AOT modules: $(cd "$WORK/site/flashinfer/data/aot" && ls -d -- */ 2>/dev/null | tr -d / | tr '\n' ' ')" >>"$STEPS"
+fi
 export PYTHONPATH="$WORK/site${PYTHONPATH:+:$PYTHONPATH}"
 export PATH="$WORK/site/bin:$PATH"                      # ninja, which FlashInfer's JIT runs
 export KHARNESS_PYTHON=${KHARNESS_PYTHON:-python3}
