@@ -142,6 +142,21 @@ class Summary(unittest.TestCase):
         self.assertNotIn("flashinfer", s["baselines"])
         self.assertFalse(s["target"]["mean_met"])
         self.assertFalse(s["target"]["sol_met"])
+        # Every workload's floor counts, the failed one's too: 1 ms each, far above the 6.2 us target.
+        self.assertAlmostEqual(s["floor_mean_ms"], 1.0)
+        self.assertFalse(s["target"]["reachable"])
+
+    def test_a_target_is_reachable_when_the_mean_of_the_floors_is_below_it(self):
+        with tempfile.TemporaryDirectory() as d:
+            for kind, ms in (("baseline", 0.02), ("final", 0.01)):
+                with open(os.path.join(d, f"{kind}_{DEF}.jsonl"), "w") as f:
+                    f.writelines(json.dumps(trace(u, ms, kind, floor_ms=fl)) + "\n"
+                                 for u, fl in (("u1", 0.004), ("u2", 0.008)))
+            s = summary.operator_summary([d], DEF)
+        self.assertAlmostEqual(s["floor_mean_ms"], 0.006)
+        self.assertTrue(s["target"]["reachable"])  # 6.0 us against the 6.2 us B200 mean
+        self.assertFalse(s["target"]["mean_met"])
+        self.assertIn("| 0.0060 |", summary.markdown({DEF: s}))
 
 
     def test_a_later_calls_shipped_solution_replaces_the_final_and_says_which_call(self):

@@ -93,6 +93,10 @@ def main():
     args = parser.parse_args()
     if shutil.which("nvcc") is None and not pathlib.Path("/usr/local/cuda/bin/nvcc").exists():
         sys.exit("build_aot.py: nvcc not found (CUDA_HOME or /usr/local/cuda)")
+    missing = [m for m in ("jinja2", "filelock", "packaging") if importlib.util.find_spec(m) is None]
+    if missing:
+        sys.exit(f"build_aot.py: FlashInfer's generators need {', '.join(missing)} (pip install, or Debian's "
+                 f"python3-{' python3-'.join(missing)})")
     if shutil.which("ninja") is None:
         sys.exit("build_aot.py: ninja not found on PATH (apt-get install ninja-build)")
     work = pathlib.Path(args.work or tempfile.mkdtemp(prefix="kh_fi_aot_")).resolve()
