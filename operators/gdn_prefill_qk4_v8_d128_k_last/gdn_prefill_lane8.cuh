@@ -205,14 +205,15 @@ __global__ void __launch_bounds__(W * 32) gdn_prefill_lane8_kernel(PrefillArgs p
   for (int c = 0; c < 2; ++c)
 #pragma unroll
     for (int x4 = 0; x4 < 2; ++x4)
-      *reinterpret_cast<float4*>(p.new_state + row_base + 64 * c + 8 * sub + 4 * x4) =
-          make_float4(s[8 * c + 4 * x4 + 0], s[8 * c + 4 * x4 + 1], s[8 * c + 4 * x4 + 2], s[8 * c + 4 * x4 + 3]);
+      *reinterpret_cast<float4*>(p.new_state + row_base + 64 * c + 8 * sub + 4 * x4) = make_float4(
+          s[8 * c + 4 * x4 + 0], s[8 * c + 4 * x4 + 1], s[8 * c + 4 * x4 + 2], s[8 * c + 4 * x4 + 3]);
 }
 
 // The solution's arguments from the kernel ABI's tensors.
-inline PrefillArgs prefill_args(const DLTensor* q, const DLTensor* k, const DLTensor* v, const DLTensor* state,
-                                const DLTensor* A_log, const DLTensor* a, const DLTensor* dt_bias, const DLTensor* b,
-                                const DLTensor* cu_seqlens, float scale, DLTensor* output, DLTensor* new_state) {
+inline PrefillArgs prefill_args(const DLTensor* q, const DLTensor* k, const DLTensor* v,
+                                const DLTensor* state, const DLTensor* A_log, const DLTensor* a,
+                                const DLTensor* dt_bias, const DLTensor* b, const DLTensor* cu_seqlens,
+                                float scale, DLTensor* output, DLTensor* new_state) {
   return PrefillArgs{
       static_cast<const __nv_bfloat16*>(q->data),    static_cast<const __nv_bfloat16*>(k->data),
       static_cast<const __nv_bfloat16*>(v->data),    static_cast<const float*>(state->data),

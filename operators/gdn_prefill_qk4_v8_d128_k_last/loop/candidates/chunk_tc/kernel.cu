@@ -118,7 +118,8 @@ __device__ __forceinline__ uint4 bf16x8_to_half8(uint4 r) {
   const unsigned w[4] = {r.x, r.y, r.z, r.w};
   unsigned o[4];
 #pragma unroll
-  for (int i = 0; i < 4; ++i) o[i] = half2_bits(__uint_as_float(w[i] << 16), __uint_as_float(w[i] & 0xffff0000u));
+  for (int i = 0; i < 4; ++i)
+    o[i] = half2_bits(__uint_as_float(w[i] << 16), __uint_as_float(w[i] & 0xffff0000u));
   return make_uint4(o[0], o[1], o[2], o[3]);
 }
 
@@ -137,7 +138,8 @@ __device__ __forceinline__ int chunks_of(const int64_t* cu, int n) {
 }
 
 // Global chunk idx -> (sequence, first token, length); chunks numbered sequence by sequence.
-__device__ __forceinline__ bool find_chunk(const int64_t* cu, int num_seqs, int idx, int64_t& tok0, int& len) {
+__device__ __forceinline__ bool find_chunk(const int64_t* cu, int num_seqs, int idx, int64_t& tok0,
+                                           int& len) {
   int acc = 0;
   for (int n = 0; n < num_seqs; ++n) {
     const int nc = chunks_of(cu, n);
@@ -166,8 +168,8 @@ struct __align__(16) PrepSmem {
 
 // k and q of the chunk into shared memory (zeros past L); their fp16 copies into scratch once
 // per q/k head (by its even v head).
-__device__ __forceinline__ void prep_load_kq(const PrefillArgs& p, PrepSmem& sm, const ChunkParts& out, int64_t tok0,
-                                             int L, int h) {
+__device__ __forceinline__ void prep_load_kq(const PrefillArgs& p, PrepSmem& sm, const ChunkParts& out,
+                                             int64_t tok0, int L, int h) {
   const int hq = h / GDN_V_PER_QK;
   const bool write_qk = h % GDN_V_PER_QK == 0;
   constexpr int kParts = kDim / 8;
@@ -177,9 +179,11 @@ __device__ __forceinline__ void prep_load_kq(const PrefillArgs& p, PrepSmem& sm,
     const int part = idx % kParts;
     uint4 raw = make_uint4(0u, 0u, 0u, 0u);
     if (t < L)
-      raw = *reinterpret_cast<const uint4*>((is_q ? p.q : p.k) + ((tok0 + t) * GDN_NUM_QK_HEADS + hq) * kDim + 8 * part);
+      raw = *reinterpret_cast<const uint4*>((is_q ? p.q : p.k) + ((tok0 + t) * GDN_NUM_QK_HEADS + hq) * kDim +
+                                            8 * part);
     *reinterpret_cast<uint4*>((is_q ? &sm.q[t][0] : &sm.k[t][0]) + 8 * part) = raw;
-    if (write_qk) *reinterpret_cast<uint4*>((is_q ? out.q : out.k) + t * kDim + 8 * part) = bf16x8_to_half8(raw);
+    if (write_qk)
+      *reinterpret_cast<uint4*>((is_q ? out.q : out.k) + t * kDim + 8 * part) = bf16x8_to_half8(raw);
   }
 }
 
@@ -220,7 +224,7 @@ __device__ __forceinline__ void prep_products(PrepSmem& sm, __half* P) {
     uint32_t af[4], aq[4], b01[4], b23[4];
     ldsm_x4(af, ka + 16 * ks);
     ldsm_x4(aq, qa + 16 * ks);
-    ldsm_x4(b01, kb + 16 * ks);             // n tiles 0, 1 of the warp
+    ldsm_x4(b01, kb + 16 * ks);              // n tiles 0, 1 of the warp
     ldsm_x4(b23, kb + 16 * kRow + 16 * ks);  // n tiles 2, 3
     mma_bf16(kk[0], af, b01[0], b01[1]);
     mma_bf16(kk[1], af, b01[2], b01[3]);
@@ -292,7 +296,8 @@ __device__ __forceinline__ void prep_solve(const PrefillArgs& p, const PrepSmem&
   }
 }
 
-__global__ void __launch_bounds__(kPrepThreads) chunk_prep_kernel(PrefillArgs p, int num_seqs, char* scratch) {
+__global__ void __launch_bounds__(kPrepThreads)
+    chunk_prep_kernel(PrefillArgs p, int num_seqs, char* scratch) {
   int64_t tok0;
   int L;
   if (!find_chunk(p.cu_seqlens, num_seqs, blockIdx.x, tok0, L)) return;  // block-uniform
@@ -372,7 +377,8 @@ __device__ __forceinline__ WarpPos warp_pos() {
 // U^T = U^^T - S^T W^T and O^T = S^T Q^T over the warp's 16 V rows and the chunk's 64 tokens.
 template <int kWarps>
 __device__ __forceinline__ void pass_products(const PassStage<kWarps>& st, const WarpPos& w,
-                                              const uint32_t (&sa)[8][4], float (&u)[8][4], float (&o)[8][4]) {
+                                              const uint32_t (&sa)[8][4], float (&u)[8][4],
+                                              float (&o)[8][4]) {
 #pragma unroll
   for (int nt = 0; nt < 8; ++nt) {
     const int t = 8 * nt + 2 * w.tg;
@@ -406,8 +412,9 @@ __device__ __forceinline__ void pass_products(const PassStage<kWarps>& st, const
 // O^T columns t scaled by exp(lg_t); U^T as fp16 A fragments, plain (ua, for P) and decayed to
 // the chunk's end (ud, for K).
 template <int kWarps>
-__device__ __forceinline__ void pass_decays(const PassStage<kWarps>& st, const WarpPos& w, const float (&u)[8][4],
-                                            float (&o)[8][4], uint32_t (&ua)[4][4], uint32_t (&ud)[4][4]) {
+__device__ __forceinline__ void pass_decays(const PassStage<kWarps>& st, const WarpPos& w,
+                                            const float (&u)[8][4], float (&o)[8][4], uint32_t (&ua)[4][4],
+                                            uint32_t (&ud)[4][4]) {
   const float lgL = st.lg[kC - 1];
 #pragma unroll
   for (int nt = 0; nt < 8; ++nt) {
@@ -444,8 +451,8 @@ __device__ __forceinline__ void pass_intra(const PassStage<kWarps>& st, const Wa
 
 // S^T = exp(lg_L) S^T + (decayed U^T) K.
 template <int kWarps>
-__device__ __forceinline__ void pass_state(const PassStage<kWarps>& st, const WarpPos& w, const uint32_t (&ud)[4][4],
-                                           float (&s)[16][4]) {
+__device__ __forceinline__ void pass_state(const PassStage<kWarps>& st, const WarpPos& w,
+                                           const uint32_t (&ud)[4][4], float (&s)[16][4]) {
   const float gL = expf(st.lg[kC - 1]);
 #pragma unroll
   for (int nt = 0; nt < 16; ++nt)
@@ -465,8 +472,8 @@ __device__ __forceinline__ void pass_state(const PassStage<kWarps>& st, const Wa
 
 // scale O^T to bf16 through the warp's shared tile, then rows t < L to the output.
 __device__ __forceinline__ void pass_store_output(const PrefillArgs& p, __nv_bfloat16 (*tile)[kOutRow],
-                                                  const WarpPos& w, const float (&o)[8][4], float scale, int64_t tok0,
-                                                  int L, int h, int vw) {
+                                                  const WarpPos& w, const float (&o)[8][4], float scale,
+                                                  int64_t tok0, int L, int h, int vw) {
 #pragma unroll
   for (int nt = 0; nt < 8; ++nt) {
     const int t = 8 * nt + 2 * w.tg;
@@ -486,7 +493,8 @@ __device__ __forceinline__ void pass_store_output(const PrefillArgs& p, __nv_bfl
 }
 
 template <int kWarps>
-__global__ void __launch_bounds__(32 * kWarps, 1) chunk_pass_kernel(PrefillArgs p, int num_seqs, char* scratch) {
+__global__ void __launch_bounds__(32 * kWarps, 1)
+    chunk_pass_kernel(PrefillArgs p, int num_seqs, char* scratch) {
   constexpr int kSlices = kDim / (16 * kWarps);
   extern __shared__ float4 pass_smem[];
   PassSmem<kWarps>& sm = *reinterpret_cast<PassSmem<kWarps>*>(pass_smem);
@@ -582,8 +590,10 @@ const LaunchConfig& launch_config() {
       }
     }
     cudaFuncSetAttribute(chunk_prep_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, sizeof(PrepSmem));
-    cudaFuncSetAttribute(chunk_pass_kernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, sizeof(PassSmem<2>));
-    cudaFuncSetAttribute(chunk_pass_kernel<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, sizeof(PassSmem<4>));
+    cudaFuncSetAttribute(chunk_pass_kernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                         sizeof(PassSmem<2>));
+    cudaFuncSetAttribute(chunk_pass_kernel<4>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                         sizeof(PassSmem<4>));
     config.ready = true;
   }
   return config;
@@ -592,9 +602,9 @@ const LaunchConfig& launch_config() {
 }  // namespace
 
 void gdn_prefill_chunk_tc(const DLTensor* q, const DLTensor* k, const DLTensor* v, const DLTensor* state,
-                          const DLTensor* A_log, const DLTensor* a, const DLTensor* dt_bias, const DLTensor* b,
-                          const DLTensor* cu_seqlens, float scale, DLTensor* output, DLTensor* new_state,
-                          kh_stream_t stream) {
+                          const DLTensor* A_log, const DLTensor* a, const DLTensor* dt_bias,
+                          const DLTensor* b, const DLTensor* cu_seqlens, float scale, DLTensor* output,
+                          DLTensor* new_state, kh_stream_t stream) {
   const int64_t num_seqs = cu_seqlens->shape[0] - 1;
   if (num_seqs <= 0) return;
   const int64_t total = q->shape[0];
@@ -607,14 +617,14 @@ void gdn_prefill_chunk_tc(const DLTensor* q, const DLTensor* k, const DLTensor* 
   const LaunchConfig& config = launch_config();
   const int64_t max_chunks = (total + kC - 1) / kC + num_seqs;  // >= the sum over sequences of ceil(len / 64)
   char* scratch = nullptr;
-  if (cudaMallocAsync(reinterpret_cast<void**>(&scratch), static_cast<size_t>(max_chunks * kChunkBytes), stream) !=
-      cudaSuccess) {
+  if (cudaMallocAsync(reinterpret_cast<void**>(&scratch), static_cast<size_t>(max_chunks * kChunkBytes),
+                      stream) != cudaSuccess) {
     (void)cudaGetLastError();
     gdn_lane8::launch(args, num_seqs, stream);
     return;
   }
-  chunk_prep_kernel<<<dim3(static_cast<unsigned>(max_chunks), GDN_NUM_V_HEADS), kPrepThreads, sizeof(PrepSmem),
-                      stream>>>(args, static_cast<int>(num_seqs), scratch);
+  chunk_prep_kernel<<<dim3(static_cast<unsigned>(max_chunks), GDN_NUM_V_HEADS), kPrepThreads,
+                      sizeof(PrepSmem), stream>>>(args, static_cast<int>(num_seqs), scratch);
   // 2 warps (32 V rows) a block while one wave of blocks covers the SMs; 4 beyond that.
   const int64_t heads = num_seqs * GDN_NUM_V_HEADS;
   if (heads * (kDim / 32) <= config.sms) {

@@ -25,7 +25,7 @@ void gdn_prefill_lane8(const DLTensor* q, const DLTensor* k, const DLTensor* v, 
                        kh_stream_t stream) {
   const int64_t num_seqs = cu_seqlens->shape[0] - 1;
   if (num_seqs <= 0) return;
-  gdn_lane8::launch(gdn_lane8::prefill_args(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output,
-                                            new_state),
-                    num_seqs, stream);
+  gdn_lane8::launch(
+      gdn_lane8::prefill_args(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_state),
+      num_seqs, stream);
 }
