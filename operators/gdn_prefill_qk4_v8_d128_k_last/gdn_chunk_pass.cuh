@@ -1,0 +1,431 @@
+// The chunked (WY) gated delta rule's sequential pass and the host call, shared by
+// loop/candidates/chunk_tc (kSplit 1) and chunk_ksplit (kSplit 2); their notes give the
+// algorithm. One block per (sequence, v head, kVRows V rows), sequential over the sequence's
+// chunks. A warp keeps S^T for 16 V rows and 128 / kSplit K columns in fp32 accumulators,
+// which convert in place to the A operand of the next chunk's products. With kSplit 2 the
+// two warps of a pair hold the two K halves of the same 16 rows: each multiplies over its
+// half only (half the mma and ldmatrix of the sequential path), they add their partial
+// U and O through shared memory under a barrier of the pair, and each writes the output of
+// half the chunk's tokens and updates its own half of the state.
+#pragma once
+
+#include "gdn_chunk_prep.cuh"
+
+namespace gdn_chunk_tc {
+
+template <int kWarps, int kSplit>
+struct PassShape {
+  static_assert(kSplit == 1 || kSplit == 2, "the K columns split over 1 or 2 warps");
+  static constexpr int kThreads = 32 * kWarps;
+  static constexpr int kVRows = 16 * kWarps / kSplit;  // V rows of a block
+  static constexpr int kSlices = kDim / kVRows;        // blocks a (sequence, v head)
+  static constexpr int kKTiles = 16 / kSplit;          // 8-wide K tiles of S^T a warp holds
+  static constexpr int kKSteps = 8 / kSplit;           // 16-wide K steps a warp multiplies over
+  static constexpr int kTRows = kC / kSplit;           // tokens whose output a warp writes
+  static constexpr int kTPairs = 4 / kSplit;           // 16-token tile pairs of those
+  static constexpr int kSwapSlots = 12;                // partial U (8 tiles), partial O (4 tiles)
+};
+
+template <int kWarps, int kSplit>
+struct __align__(16) PassStage {
+  __half w[kC][kRow];
+  __half q[kC][kRow];
+  __half k[kC][kRow];
+  __half p[kC][kRowC];
+  __half u[PassShape<kWarps, kSplit>::kVRows][kRowC];  // U^ transposed, the block's V rows
+  float lg[kC];
+};
+
+template <int kWarps, int kSplit>
+struct __align__(16) PassSmem {
+  using Shape = PassShape<kWarps, kSplit>;
+  PassStage<kWarps, kSplit> stage[2];
+  __nv_bfloat16 out[kWarps][Shape::kTRows][kOutRow];               // each warp's output tile, [t][its 16 v]
+  float4 swap[kSplit == 2 ? kWarps * Shape::kSwapSlots * 32 : 1];  // [warp][slot][lane]
+};
+
+// The chunk's operands into one stage, by every thread of the block (cp.async, one group).
+template <int kWarps, int kSplit>
+__device__ __forceinline__ void pass_stage(PassStage<kWarps, kSplit>& st, const ChunkParts& src, int v0) {
+  using Shape = PassShape<kWarps, kSplit>;
+  constexpr int kParts = kDim / 8;  // 16-byte pieces of a 128-wide row
+  for (int i = threadIdx.x; i < 3 * kC * kParts; i += Shape::kThreads) {
+    const int which = i / (kC * kParts);
+    const int row = (i / kParts) % kC;
+    const int part = i % kParts;
+    const __half* from = (which == 0 ? src.w : which == 1 ? src.q : src.k) + row * kDim + 8 * part;
+    __half* to = (which == 0 ? &st.w[row][0] : which == 1 ? &st.q[row][0] : &st.k[row][0]) + 8 * part;
+    cp_async16(to, from);
+  }
+  for (int i = threadIdx.x; i < kC * (kC / 8); i += Shape::kThreads)
+    cp_async16(&st.p[i / 8][8 * (i % 8)], src.p + (i / 8) * kC + 8 * (i % 8));
+  for (int i = threadIdx.x; i < Shape::kVRows * (kC / 8); i += Shape::kThreads)
+    cp_async16(&st.u[i / 8][8 * (i % 8)], src.ut + (v0 + i / 8) * kC + 8 * (i % 8));
+  if (threadIdx.x < kC / 4) cp_async16(&st.lg[4 * threadIdx.x], src.lg + 4 * threadIdx.x);
+}
+
+// A lane's place: its warp, the m16n8k16 fragment coordinates (g, tg), its ldmatrix row
+// (matrix mi, row mr), the warp's first V row in the block and its K part.
+struct WarpPos {
+  int warp, lane, g, tg, mi, mr, vrow, part;
+};
+
+template <int kSplit>
+__device__ __forceinline__ WarpPos warp_pos() {
+  const int lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
+  return WarpPos{warp, lane, lane >> 2, lane & 3, lane >> 3, lane & 7, 16 * (warp / kSplit), warp % kSplit};
+}
+
+// Partial U^T = [U^^T] - S^T W^T and O^T = S^T Q^T over the warp's K part, 16 V rows, 64
+// tokens (U^ added by part 0 only).
+template <int kWarps, int kSplit>
+__device__ __forceinline__ void pass_products(const PassStage<kWarps, kSplit>& st, const WarpPos& w,
+                                              const uint32_t (&sa)[8 / kSplit][4], float (&u)[8][4],
+                                              float (&o)[8][4]) {
+#pragma unroll
+  for (int nt = 0; nt < 8; ++nt) {
+    float2 lo = make_float2(0.f, 0.f), hi = lo;
+    if (w.part == 0) {
+      const int t = 8 * nt + 2 * w.tg;
+      lo = __half22float2(*reinterpret_cast<const __half2*>(&st.u[w.vrow + w.g][t]));
+      hi = __half22float2(*reinterpret_cast<const __half2*>(&st.u[w.vrow + w.g + 8][t]));
+    }
+    u[nt][0] = lo.x;
+    u[nt][1] = lo.y;
+    u[nt][2] = hi.x;
+    u[nt][3] = hi.y;
+    o[nt][0] = o[nt][1] = o[nt][2] = o[nt][3] = 0.f;
+  }
+  const int k0 = 16 * PassShape<kWarps, kSplit>::kKSteps * w.part;
+  const __half* wb = &st.w[8 * (w.mi >> 1) + w.mr][8 * (w.mi & 1) + k0];
+  const __half* qb = &st.q[8 * (w.mi >> 1) + w.mr][8 * (w.mi & 1) + k0];
+#pragma unroll
+  for (int ks = 0; ks < 8 / kSplit; ++ks) {
+    const uint32_t neg[4] = {sa[ks][0] ^ 0x80008000u, sa[ks][1] ^ 0x80008000u, sa[ks][2] ^ 0x80008000u,
+                             sa[ks][3] ^ 0x80008000u};
+#pragma unroll
+    for (int np = 0; np < 4; ++np) {  // n tiles 2np, 2np + 1: tokens 16np .. 16np + 15
+      uint32_t bw[4], bq[4];
+      ldsm_x4(bw, wb + 16 * np * kRow + 16 * ks);
+      ldsm_x4(bq, qb + 16 * np * kRow + 16 * ks);
+      mma_f16(u[2 * np], neg, bw[0], bw[1]);
+      mma_f16(u[2 * np + 1], neg, bw[2], bw[3]);
+      mma_f16(o[2 * np], sa[ks], bq[0], bq[1]);
+      mma_f16(o[2 * np + 1], sa[ks], bq[2], bq[3]);
+    }
+  }
+}
+
+// kSplit 2: the pair adds its partial U (all tokens) and O (the tokens each writes). Both
+// warps hold the same fragment positions, so lane l reads what its partner's lane l wrote.
+template <int kWarps, int kSplit, int kPart>
+__device__ __forceinline__ void pass_swap(PassSmem<kWarps, kSplit>& sm, const WarpPos& w, float (&u)[8][4],
+                                          float (&o)[8][4]) {
+  if constexpr (kSplit == 2) {
+    constexpr int kSlots = PassShape<kWarps, kSplit>::kSwapSlots;
+    float4* mine = &sm.swap[w.warp * kSlots * 32 + w.lane];
+    const float4* theirs = &sm.swap[(w.warp ^ 1) * kSlots * 32 + w.lane];
+    constexpr int their_half = 4 * (1 - kPart), my_half = 4 * kPart;  // first token tile of each
+#pragma unroll
+    for (int nt = 0; nt < 8; ++nt) mine[nt * 32] = make_float4(u[nt][0], u[nt][1], u[nt][2], u[nt][3]);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const float(&x)[4] = o[their_half + i];
+      mine[(8 + i) * 32] = make_float4(x[0], x[1], x[2], x[3]);
+    }
+    asm volatile("bar.sync %0, 64;\n" ::"r"(1 + w.warp / 2) : "memory");  // the pair's barrier
+#pragma unroll
+    for (int nt = 0; nt < 8; ++nt) {
+      const float4 y = theirs[nt * 32];
+      u[nt][0] += y.x;
+      u[nt][1] += y.y;
+      u[nt][2] += y.z;
+      u[nt][3] += y.w;
+    }
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const float4 y = theirs[(8 + i) * 32];
+      float(&x)[4] = o[my_half + i];
+      x[0] += y.x;
+      x[1] += y.y;
+      x[2] += y.z;
+      x[3] += y.w;
+    }
+  }
+}
+
+// O^T columns t scaled by exp(lg_t); U^T as fp16 A fragments, plain (ua, for P) and decayed to
+// the chunk's end (ud, for K).
+template <int kWarps, int kSplit>
+__device__ __forceinline__ void pass_decays(const PassStage<kWarps, kSplit>& st, const WarpPos& w,
+                                            const float (&u)[8][4], float (&o)[8][4], uint32_t (&ua)[4][4],
+                                            uint32_t (&ud)[4][4]) {
+  const float lgL = st.lg[kC - 1];
+#pragma unroll
+  for (int nt = 0; nt < 8; ++nt) {
+    const int t = 8 * nt + 2 * w.tg;
+    const float g0 = expf(st.lg[t]), g1 = expf(st.lg[t + 1]);
+    const float d0 = expf(lgL - st.lg[t]), d1 = expf(lgL - st.lg[t + 1]);
+    o[nt][0] *= g0;
+    o[nt][1] *= g1;
+    o[nt][2] *= g0;
+    o[nt][3] *= g1;
+    const int ks = nt >> 1, half = 2 * (nt & 1);  // tokens 8nt.. are k step nt/2, half nt%2
+    ua[ks][half] = half2_bits(u[nt][0], u[nt][1]);
+    ua[ks][half + 1] = half2_bits(u[nt][2], u[nt][3]);
+    ud[ks][half] = half2_bits(u[nt][0] * d0, u[nt][1] * d1);
+    ud[ks][half + 1] = half2_bits(u[nt][2] * d0, u[nt][3] * d1);
+  }
+}
+
+// O^T += U^T P^T over the token tile pairs the warp writes (P[t][s] is zero for s > t: pairs
+// wholly before the k step are skipped).
+template <int kWarps, int kSplit, int kPart>
+__device__ __forceinline__ void pass_intra(const PassStage<kWarps, kSplit>& st, const WarpPos& w,
+                                           const uint32_t (&ua)[4][4], float (&o)[8][4]) {
+  constexpr int kPairs = PassShape<kWarps, kSplit>::kTPairs;
+  const __half* pb = &st.p[8 * (w.mi >> 1) + w.mr][8 * (w.mi & 1)];
+#pragma unroll
+  for (int ks = 0; ks < kC / 16; ++ks)
+#pragma unroll
+    for (int i = 0; i < kPairs; ++i) {
+      const int np = kPairs * kPart + i;
+      if (np < ks) continue;  // compile-time
+      uint32_t bp[4];
+      ldsm_x4(bp, pb + 16 * np * kRowC + 16 * ks);
+      mma_f16(o[2 * np], ua[ks], bp[0], bp[1]);
+      mma_f16(o[2 * np + 1], ua[ks], bp[2], bp[3]);
+    }
+}
+
+// The warp's K part of S^T = exp(lg_L) S^T + (decayed U^T) K.
+template <int kWarps, int kSplit>
+__device__ __forceinline__ void pass_state(const PassStage<kWarps, kSplit>& st, const WarpPos& w,
+                                           const uint32_t (&ud)[4][4], float (&s)[16 / kSplit][4]) {
+  constexpr int kTiles = PassShape<kWarps, kSplit>::kKTiles;
+  const float gL = expf(st.lg[kC - 1]);
+#pragma unroll
+  for (int nt = 0; nt < kTiles; ++nt)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) s[nt][e] *= gL;
+  // .trans: rows are tokens (the k steps), columns the warp's K part
+  const __half* kb = &st.k[w.mr + 8 * (w.mi & 1)][8 * (w.mi >> 1) + 8 * kTiles * w.part];
+#pragma unroll
+  for (int ks = 0; ks < kC / 16; ++ks)
+#pragma unroll
+    for (int np = 0; np < kTiles / 2; ++np) {  // n tiles 2np, 2np + 1: 16 K columns
+      uint32_t bk[4];
+      ldsm_x4_trans(bk, kb + 16 * ks * kRow + 16 * np);
+      mma_f16(s[2 * np], ud[ks], bk[0], bk[1]);
+      mma_f16(s[2 * np + 1], ud[ks], bk[2], bk[3]);
+    }
+}
+
+// scale O^T to bf16 through the warp's shared tile, then the rows t < L of the warp's tokens
+// to the output.
+template <int kSplit, int kPart>
+__device__ __forceinline__ void pass_store_output(const PrefillArgs& p, __nv_bfloat16 (*tile)[kOutRow],
+                                                  const WarpPos& w, const float (&o)[8][4], float scale,
+                                                  int64_t tok0, int L, int h, int vw) {
+  constexpr int kTRows = kC / kSplit;
+  constexpr int t0 = kTRows * kPart;  // the warp's first token
+#pragma unroll
+  for (int i = 0; i < 8 / kSplit; ++i) {
+    const int nt = (8 / kSplit) * kPart + i;
+    const int t = 8 * i + 2 * w.tg;  // in the tile
+    tile[t][w.g] = __float2bfloat16(scale * o[nt][0]);
+    tile[t + 1][w.g] = __float2bfloat16(scale * o[nt][1]);
+    tile[t][w.g + 8] = __float2bfloat16(scale * o[nt][2]);
+    tile[t + 1][w.g + 8] = __float2bfloat16(scale * o[nt][3]);
+  }
+  __syncwarp();
+#pragma unroll
+  for (int i = 0; i < kTRows / 16; ++i) {
+    const int t = 16 * i + w.lane / 2, part = w.lane & 1;
+    if (t0 + t < L)
+      *reinterpret_cast<uint4*>(p.out + ((tok0 + t0 + t) * GDN_NUM_V_HEADS + h) * kDim + vw + 8 * part) =
+          *reinterpret_cast<const uint4*>(&tile[t][8 * part]);
+  }
+}
+
+// S^T of the warp to or from the k-last state: rows vw + g (e 0, 1) and vw + g + 8 (e 2, 3),
+// K columns k0 + 8nt + 2tg (+1).
+template <int kTiles>
+__device__ __forceinline__ void load_state(const float* state, int64_t row, int k0, const WarpPos& w,
+                                           bool empty, float (&s)[kTiles][4]) {
+  const float* lo_row = state + (row + w.g) * kDim + k0 + 2 * w.tg;
+  const float* hi_row = lo_row + 8 * kDim;
+#pragma unroll
+  for (int nt = 0; nt < kTiles; ++nt) {
+    float2 lo = make_float2(0.f, 0.f), hi = lo;  // zeros for an empty sequence
+    if (!empty) {
+      lo = *reinterpret_cast<const float2*>(lo_row + 8 * nt);
+      hi = *reinterpret_cast<const float2*>(hi_row + 8 * nt);
+    }
+    s[nt][0] = lo.x;
+    s[nt][1] = lo.y;
+    s[nt][2] = hi.x;
+    s[nt][3] = hi.y;
+  }
+}
+
+template <int kTiles>
+__device__ __forceinline__ void store_state(float* state, int64_t row, int k0, const WarpPos& w,
+                                            const float (&s)[kTiles][4]) {
+  float* lo_row = state + (row + w.g) * kDim + k0 + 2 * w.tg;
+  float* hi_row = lo_row + 8 * kDim;
+#pragma unroll
+  for (int nt = 0; nt < kTiles; ++nt) {
+    *reinterpret_cast<float2*>(lo_row + 8 * nt) = make_float2(s[nt][0], s[nt][1]);
+    *reinterpret_cast<float2*>(hi_row + 8 * nt) = make_float2(s[nt][2], s[nt][3]);
+  }
+}
+
+// One chunk of a warp whose K part is kPart (a template parameter, so that every register
+// array is indexed at compile time).
+template <int kWarps, int kSplit, int kPart>
+__device__ __forceinline__ void chunk_step(const PrefillArgs& p, PassSmem<kWarps, kSplit>& sm,
+                                           const PassStage<kWarps, kSplit>& st, const WarpPos& w,
+                                           float (&s)[16 / kSplit][4], float scale, int64_t tok0, int L,
+                                           int h, int vw) {
+  constexpr int kKSteps = PassShape<kWarps, kSplit>::kKSteps;
+  uint32_t sa[kKSteps][4];  // S^T as fp16 A fragments: k step ks = K tiles 2ks, 2ks + 1
+#pragma unroll
+  for (int ks = 0; ks < kKSteps; ++ks) {
+    sa[ks][0] = half2_bits(s[2 * ks][0], s[2 * ks][1]);
+    sa[ks][1] = half2_bits(s[2 * ks][2], s[2 * ks][3]);
+    sa[ks][2] = half2_bits(s[2 * ks + 1][0], s[2 * ks + 1][1]);
+    sa[ks][3] = half2_bits(s[2 * ks + 1][2], s[2 * ks + 1][3]);
+  }
+  float u[8][4], o[8][4];
+  uint32_t ua[4][4], ud[4][4];
+  pass_products(st, w, sa, u, o);
+  pass_swap<kWarps, kSplit, kPart>(sm, w, u, o);
+  pass_decays(st, w, u, o, ua, ud);
+  pass_intra<kWarps, kSplit, kPart>(st, w, ua, o);
+  pass_state(st, w, ud, s);
+  pass_store_output<kSplit, kPart>(p, sm.out[w.warp], w, o, scale, tok0, L, h, vw);
+}
+
+template <int kWarps, int kSplit>
+__global__ void __launch_bounds__(32 * kWarps, 1)
+    chunk_pass_kernel(PrefillArgs p, int num_seqs, char* scratch) {
+  using Shape = PassShape<kWarps, kSplit>;
+  extern __shared__ float4 pass_smem[];
+  PassSmem<kWarps, kSplit>& sm = *reinterpret_cast<PassSmem<kWarps, kSplit>*>(pass_smem);
+  const WarpPos w = warp_pos<kSplit>();
+  const int64_t head = blockIdx.x / Shape::kSlices;  // sequence * 8 + v head
+  const int seq = static_cast<int>(head / GDN_NUM_V_HEADS);
+  const int h = static_cast<int>(head % GDN_NUM_V_HEADS);
+  const int v0 = static_cast<int>(blockIdx.x % Shape::kSlices) * Shape::kVRows;
+  const int vw = v0 + w.vrow;                  // the warp's first V row
+  const int k0 = 8 * Shape::kKTiles * w.part;  // its first K column
+  const int64_t start = p.cu_seqlens[seq], end = p.cu_seqlens[seq + 1];
+  const int nchunks = chunks_of(p.cu_seqlens, seq);
+  int base = 0;  // global index of this sequence's first chunk
+  for (int n = 0; n < seq; ++n) base += chunks_of(p.cu_seqlens, n);
+  const float scale = gdn_effective_scale(p.scale);
+
+  float s[Shape::kKTiles][4];
+  load_state(p.state, head * kDim + vw, k0, w, nchunks == 0, s);
+
+  if (nchunks > 0) pass_stage(sm.stage[0], chunk_parts(scratch, base, h), v0);
+  cp_async_commit();
+  for (int ci = 0; ci < nchunks; ++ci) {
+    if (ci + 1 < nchunks) {
+      pass_stage(sm.stage[(ci + 1) & 1], chunk_parts(scratch, base + ci + 1, h), v0);
+      cp_async_commit();
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
+    __syncthreads();  // chunk ci's operands are in every thread's view
+    const PassStage<kWarps, kSplit>& st = sm.stage[ci & 1];
+    const int64_t tok0 = start + static_cast<int64_t>(ci) * kC;
+    const int L = static_cast<int>(end - tok0 < kC ? end - tok0 : kC);
+
+    if constexpr (kSplit == 1) {
+      chunk_step<kWarps, kSplit, 0>(p, sm, st, w, s, scale, tok0, L, h, vw);
+    } else if (w.part == 0) {
+      chunk_step<kWarps, kSplit, 0>(p, sm, st, w, s, scale, tok0, L, h, vw);
+    } else {
+      chunk_step<kWarps, kSplit, 1>(p, sm, st, w, s, scale, tok0, L, h, vw);
+    }
+    __syncthreads();  // the stage is free for chunk ci + 2's copies; the output tiles and swap too
+  }
+  store_state(p.new_state, head * kDim + vw, k0, w, s);
+}
+
+struct LaunchConfig {
+  bool ready = false;
+  int sms = 132;
+};
+
+template <int kWarps, int kSplit>
+void allow_pass_smem() {
+  cudaFuncSetAttribute(chunk_pass_kernel<kWarps, kSplit>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                       sizeof(PassSmem<kWarps, kSplit>));
+}
+
+// Once per process: shared-memory limits, the SM count, and a memory pool that keeps its
+// memory between calls (so the scratch is not re-mapped on every call).
+template <int kSplit>
+const LaunchConfig& launch_config() {
+  static LaunchConfig config;
+  if (!config.ready) {
+    int device = 0;
+    cudaMemPool_t pool;
+    if (cudaGetDevice(&device) == cudaSuccess) {
+      cudaDeviceGetAttribute(&config.sms, cudaDevAttrMultiProcessorCount, device);
+      if (cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess) {
+        uint64_t threshold = UINT64_MAX;
+        cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);
+      }
+    }
+    cudaFuncSetAttribute(chunk_prep_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, sizeof(PrepSmem));
+    allow_pass_smem<2 * kSplit, kSplit>();
+    allow_pass_smem<4 * kSplit, kSplit>();
+    config.ready = true;
+  }
+  return config;
+}
+
+template <int kWarps, int kSplit>
+void launch_pass(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaStream_t stream) {
+  using Shape = PassShape<kWarps, kSplit>;
+  const unsigned blocks = static_cast<unsigned>(num_seqs * GDN_NUM_V_HEADS * Shape::kSlices);
+  chunk_pass_kernel<kWarps, kSplit><<<blocks, Shape::kThreads, sizeof(PassSmem<kWarps, kSplit>), stream>>>(
+      args, static_cast<int>(num_seqs), scratch);
+}
+
+// The whole call: lane8 for batches of short sequences (mean length < 64, or T <= 128: no
+// padding, no scratch), else prep over every (chunk, v head), then the pass.
+template <int kSplit>
+void run(const PrefillArgs& args, int64_t num_seqs, int64_t total, cudaStream_t stream) {
+  if (num_seqs <= 0) return;
+  if (total <= 2 * kC || total < kC * num_seqs) {
+    gdn_lane8::launch(args, num_seqs, stream);
+    return;
+  }
+  const LaunchConfig& config = launch_config<kSplit>();
+  const int64_t max_chunks = (total + kC - 1) / kC + num_seqs;  // >= the sum over sequences of ceil(len / 64)
+  char* scratch = nullptr;
+  if (cudaMallocAsync(reinterpret_cast<void**>(&scratch), static_cast<size_t>(max_chunks * kChunkBytes),
+                      stream) != cudaSuccess) {
+    (void)cudaGetLastError();
+    gdn_lane8::launch(args, num_seqs, stream);
+    return;
+  }
+  chunk_prep_kernel<<<dim3(static_cast<unsigned>(max_chunks), GDN_NUM_V_HEADS), kPrepThreads,
+                      sizeof(PrepSmem), stream>>>(args, static_cast<int>(num_seqs), scratch);
+  // 32 V rows a block while one wave of blocks covers the SMs; 64 beyond that.
+  if (num_seqs * GDN_NUM_V_HEADS * (kDim / 32) <= config.sms) {
+    launch_pass<2 * kSplit, kSplit>(args, num_seqs, scratch, stream);
+  } else {
+    launch_pass<4 * kSplit, kSplit>(args, num_seqs, scratch, stream);
+  }
+  cudaFreeAsync(scratch, stream);
+}
+
+}  // namespace gdn_chunk_tc

@@ -1,0 +1,306 @@
+// The chunked (WY) gated delta rule's preparation kernel, shared by the candidates that run it
+// (loop/candidates/chunk_tc, chunk_ksplit; their notes give the algorithm): per (chunk, v head),
+// K K^T and Q K^T by bf16 mma, the forward substitution in fp32, and the chunk's W, U^
+// (transposed), P (fp16), lg (fp32) and fp16 q, k in stream-ordered scratch. Also the
+// scratch layout and the warp-level primitives (ldmatrix, mma.sync, cp.async) that the pass
+// kernel (gdn_chunk_pass.cuh) uses.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <kharness/kernel.h>
+#include <stdint.h>
+
+#include "gdn_gates.h"
+#include "gdn_prefill_lane8.cuh"
+
+namespace gdn_chunk_tc {
+
+using gdn_lane8::PrefillArgs;
+
+constexpr int kDim = GDN_HEAD_SIZE;  // 128
+constexpr int kC = 64;               // tokens a chunk
+constexpr int kRow = kDim + 8;       // shared row of a 128-wide fp16 tile: ldmatrix without bank conflicts
+constexpr int kRowC = kC + 8;        // shared row of a 64-wide fp16 tile
+constexpr int kOutRow = 16 + 8;      // shared row of a warp's output tile [t][16 v] (bf16)
+
+// Scratch of one chunk: per v head W [t][k], U^ transposed [v][t], P [t][s] (fp16), lg [t]
+// (fp32); then per q/k head q, k [t][k] (fp16). Every part is a multiple of 16 bytes.
+constexpr int kWBytes = kC * kDim * 2;
+constexpr int kUBytes = kDim * kC * 2;
+constexpr int kPBytes = kC * kC * 2;
+constexpr int kLgBytes = kC * 4;
+constexpr int kVHeadBytes = kWBytes + kUBytes + kPBytes + kLgBytes;
+constexpr int kQkBytes = 2 * kC * kDim * 2;
+constexpr int64_t kChunkBytes = int64_t{GDN_NUM_V_HEADS} * kVHeadBytes + int64_t{GDN_NUM_QK_HEADS} * kQkBytes;
+
+struct ChunkParts {
+  __half* w;
+  __half* ut;
+  __half* p;
+  float* lg;
+  __half* q;
+  __half* k;
+};
+
+__device__ __forceinline__ ChunkParts chunk_parts(char* scratch, int64_t chunk, int h) {
+  char* c = scratch + chunk * kChunkBytes;
+  char* v = c + static_cast<int64_t>(h) * kVHeadBytes;
+  char* qk = c + int64_t{GDN_NUM_V_HEADS} * kVHeadBytes + static_cast<int64_t>(h / GDN_V_PER_QK) * kQkBytes;
+  return ChunkParts{reinterpret_cast<__half*>(v),
+                    reinterpret_cast<__half*>(v + kWBytes),
+                    reinterpret_cast<__half*>(v + kWBytes + kUBytes),
+                    reinterpret_cast<float*>(v + kWBytes + kUBytes + kPBytes),
+                    reinterpret_cast<__half*>(qk),
+                    reinterpret_cast<__half*>(qk + kQkBytes / 2)};
+}
+
+__device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], const void* p) {
+  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(p));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr)
+               : "memory");
+}
+__device__ __forceinline__ void ldsm_x4_trans(uint32_t (&r)[4], const void* p) {
+  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(p));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr)
+               : "memory");
+}
+
+// D += A B, A 16x16 row-major, B 16x8 "col", fp32 accumulators (PTX ISA m16n8k16 layout).
+__device__ __forceinline__ void mma_bf16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+__device__ __forceinline__ void mma_f16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ uint32_t half2_bits(float lo, float hi) {
+  const __half2 h = __floats2half2_rn(lo, hi);  // .x, the low 16 bits, is lo
+  return *reinterpret_cast<const uint32_t*>(&h);
+}
+
+// 8 bf16 -> 8 fp16 (exact for the magnitudes of unit-norm q and k rows).
+__device__ __forceinline__ uint4 bf16x8_to_half8(uint4 r) {
+  const unsigned w[4] = {r.x, r.y, r.z, r.w};
+  unsigned o[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+    o[i] = half2_bits(__uint_as_float(w[i] << 16), __uint_as_float(w[i] & 0xffff0000u));
+  return make_uint4(o[0], o[1], o[2], o[3]);
+}
+
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+__device__ __forceinline__ int chunks_of(const int64_t* cu, int n) {
+  return static_cast<int>((cu[n + 1] - cu[n] + kC - 1) / kC);
+}
+
+// Global chunk idx -> (sequence, first token, length); chunks numbered sequence by sequence.
+__device__ __forceinline__ bool find_chunk(const int64_t* cu, int num_seqs, int idx, int64_t& tok0,
+                                           int& len) {
+  int acc = 0;
+  for (int n = 0; n < num_seqs; ++n) {
+    const int nc = chunks_of(cu, n);
+    if (idx < acc + nc) {
+      tok0 = cu[n] + static_cast<int64_t>(idx - acc) * kC;
+      const int64_t rest = cu[n + 1] - tok0;
+      len = static_cast<int>(rest < kC ? rest : kC);
+      return true;
+    }
+    acc += nc;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------
+// Kernel 1: prep. grid (max chunks, 8 v heads), 256 threads.
+constexpr int kPrepThreads = 256;
+
+struct __align__(16) PrepSmem {
+  __nv_bfloat16 k[kC][kRow];
+  __nv_bfloat16 q[kC][kRow];
+  float a[kC][kC];  // A, strictly lower triangular (zeros elsewhere)
+  float lg[kC];
+  float beta[kC];
+};
+
+// k and q of the chunk into shared memory (zeros past L); their fp16 copies into scratch once
+// per q/k head (by its even v head).
+__device__ __forceinline__ void prep_load_kq(const PrefillArgs& p, PrepSmem& sm, const ChunkParts& out,
+                                             int64_t tok0, int L, int h) {
+  const int hq = h / GDN_V_PER_QK;
+  const bool write_qk = h % GDN_V_PER_QK == 0;
+  constexpr int kParts = kDim / 8;
+  for (int idx = threadIdx.x; idx < 2 * kC * kParts; idx += kPrepThreads) {
+    const int is_q = idx / (kC * kParts);
+    const int t = (idx / kParts) % kC;
+    const int part = idx % kParts;
+    uint4 raw = make_uint4(0u, 0u, 0u, 0u);
+    if (t < L)
+      raw = *reinterpret_cast<const uint4*>((is_q ? p.q : p.k) + ((tok0 + t) * GDN_NUM_QK_HEADS + hq) * kDim +
+                                            8 * part);
+    *reinterpret_cast<uint4*>((is_q ? &sm.q[t][0] : &sm.k[t][0]) + 8 * part) = raw;
+    if (write_qk)
+      *reinterpret_cast<uint4*>((is_q ? out.q : out.k) + t * kDim + 8 * part) = bf16x8_to_half8(raw);
+  }
+}
+
+// Inclusive prefix sum of the 64 log-decays, by warp 0.
+__device__ __forceinline__ void prep_cumsum(float* lg) {
+  const int lane = threadIdx.x;
+  float x0 = lg[lane], x1 = lg[lane + 32];
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const float y0 = __shfl_up_sync(0xffffffffu, x0, o);
+    const float y1 = __shfl_up_sync(0xffffffffu, x1, o);
+    if (lane >= o) {
+      x0 += y0;
+      x1 += y1;
+    }
+  }
+  const float total0 = __shfl_sync(0xffffffffu, x0, 31);
+  lg[lane] = x0;
+  lg[lane + 32] = x1 + total0;
+}
+
+// K K^T and Q K^T by bf16 mma: warp w owns rows 16 (w / 2) .. +15, columns 32 (w % 2) .. +31.
+// Writes A (decayed, beta-scaled, strictly lower) to shared memory and P (fp16) to scratch.
+__device__ __forceinline__ void prep_products(PrepSmem& sm, __half* P) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int g = lane >> 2, tg = lane & 3, mi = lane >> 3, mr = lane & 7;
+  const int m0 = 16 * (warp >> 1), n0 = 32 * (warp & 1);
+  float kk[4][4], qk[4][4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) kk[j][e] = qk[j][e] = 0.f;
+  const __nv_bfloat16* ka = &sm.k[m0 + mr + 8 * (mi & 1)][8 * (mi >> 1)];
+  const __nv_bfloat16* qa = &sm.q[m0 + mr + 8 * (mi & 1)][8 * (mi >> 1)];
+  const __nv_bfloat16* kb = &sm.k[n0 + 8 * (mi >> 1) + mr][8 * (mi & 1)];
+#pragma unroll
+  for (int ks = 0; ks < kDim / 16; ++ks) {
+    uint32_t af[4], aq[4], b01[4], b23[4];
+    ldsm_x4(af, ka + 16 * ks);
+    ldsm_x4(aq, qa + 16 * ks);
+    ldsm_x4(b01, kb + 16 * ks);              // n tiles 0, 1 of the warp
+    ldsm_x4(b23, kb + 16 * kRow + 16 * ks);  // n tiles 2, 3
+    mma_bf16(kk[0], af, b01[0], b01[1]);
+    mma_bf16(kk[1], af, b01[2], b01[3]);
+    mma_bf16(kk[2], af, b23[0], b23[1]);
+    mma_bf16(kk[3], af, b23[2], b23[3]);
+    mma_bf16(qk[0], aq, b01[0], b01[1]);
+    mma_bf16(qk[1], aq, b01[2], b01[3]);
+    mma_bf16(qk[2], aq, b23[0], b23[1]);
+    mma_bf16(qk[3], aq, b23[2], b23[3]);
+  }
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int t = m0 + g + 8 * r;
+      const int s = n0 + 8 * j + 2 * tg;
+      float pv[2];
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int se = s + e;
+        const float decay = se <= t ? expf(sm.lg[t] - sm.lg[se]) : 0.f;  // exponent <= 0 only
+        sm.a[t][se] = se < t ? sm.beta[t] * decay * kk[j][2 * r + e] : 0.f;
+        pv[e] = decay * qk[j][2 * r + e];
+      }
+      *reinterpret_cast<uint32_t*>(P + t * kC + s) = half2_bits(pv[0], pv[1]);
+    }
+}
+
+// Forward substitution (I + A) X = R, one column of [W | U^] a thread, in registers; W to
+// scratch [t][k], U^ transposed [v][t].
+__device__ __forceinline__ void prep_solve(const PrefillArgs& p, const PrepSmem& sm, const ChunkParts& out,
+                                           int64_t tok0, int L, int h) {
+  const int c = threadIdx.x;
+  float X[kC];
+#pragma unroll
+  for (int t = 0; t < kC; ++t) {
+    float r = 0.f;
+    if (t < L) {
+      if (c < kDim) {
+        r = sm.beta[t] * expf(sm.lg[t]) * __bfloat162float(sm.k[t][c]);
+      } else {
+        r = sm.beta[t] * __bfloat162float(p.v[((tok0 + t) * GDN_NUM_V_HEADS + h) * kDim + (c - kDim)]);
+      }
+    }
+    X[t] = r;
+  }
+#pragma unroll
+  for (int t = 1; t < kC; ++t) {
+    float acc0 = X[t], acc1 = 0.f;  // two chains: half the dependent FMAs
+#pragma unroll
+    for (int s4 = 0; s4 < t; s4 += 4) {
+      const float4 a4 = *reinterpret_cast<const float4*>(&sm.a[t][s4]);
+      acc0 = fmaf(-a4.x, X[s4], acc0);
+      if (s4 + 1 < t) acc1 = fmaf(-a4.y, X[s4 + 1], acc1);
+      if (s4 + 2 < t) acc0 = fmaf(-a4.z, X[s4 + 2], acc0);
+      if (s4 + 3 < t) acc1 = fmaf(-a4.w, X[s4 + 3], acc1);
+    }
+    X[t] = acc0 + acc1;
+  }
+  if (c < kDim) {
+#pragma unroll
+    for (int t = 0; t < kC; ++t) out.w[t * kDim + c] = __float2half_rn(X[t]);
+  } else {
+    uint4* row = reinterpret_cast<uint4*>(out.ut + (c - kDim) * kC);
+#pragma unroll
+    for (int i = 0; i < kC / 8; ++i)
+      row[i] = make_uint4(half2_bits(X[8 * i], X[8 * i + 1]), half2_bits(X[8 * i + 2], X[8 * i + 3]),
+                          half2_bits(X[8 * i + 4], X[8 * i + 5]), half2_bits(X[8 * i + 6], X[8 * i + 7]));
+  }
+}
+
+__global__ void __launch_bounds__(kPrepThreads)
+    chunk_prep_kernel(PrefillArgs p, int num_seqs, char* scratch) {
+  int64_t tok0;
+  int L;
+  if (!find_chunk(p.cu_seqlens, num_seqs, blockIdx.x, tok0, L)) return;  // block-uniform
+  extern __shared__ float4 prep_smem[];
+  PrepSmem& sm = *reinterpret_cast<PrepSmem*>(prep_smem);
+  const int h = blockIdx.y;
+  const ChunkParts out = chunk_parts(scratch, blockIdx.x, h);
+
+  if (threadIdx.x < kC) {
+    const int t = threadIdx.x;
+    float l = 0.f, be = 0.f;  // padded tokens: no decay, no write
+    if (t < L) {
+      const int64_t vh = (tok0 + t) * GDN_NUM_V_HEADS + h;
+      l = -expf(p.A_log[h]) * gdn_softplus(__bfloat162float(p.a[vh]) + p.dt_bias[h]);
+      be = gdn_beta(__bfloat162float(p.b[vh]));
+    }
+    sm.lg[t] = l;
+    sm.beta[t] = be;
+  }
+  prep_load_kq(p, sm, out, tok0, L, h);
+  __syncthreads();
+  if (threadIdx.x < 32) prep_cumsum(sm.lg);
+  __syncthreads();
+  prep_products(sm, out.p);
+  if (threadIdx.x < kC) out.lg[threadIdx.x] = sm.lg[threadIdx.x];
+  __syncthreads();
+  prep_solve(p, sm, out, tok0, L, h);
+}
+
+}  // namespace gdn_chunk_tc
