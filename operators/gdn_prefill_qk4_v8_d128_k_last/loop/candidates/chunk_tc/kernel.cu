@@ -29,7 +29,8 @@
 // within 6.3e-4 of the exact state and 5.1e-4 of the output (tolerance atol 5e-3, rtol 1e-2);
 // bf16 operands reach 4.9e-3 on the state, at the edge, so fp16 it is (q and k are bf16
 // inputs: exact in fp16 at these magnitudes).
-// Batches of short sequences (mean length < 64, or T <= 128) take lane8, which pads nothing.
+// Batches whose sequences are surely short (mean under 8 tokens, or 32 tokens in all) take
+// lane8, which pads nothing (gdn_chunk_pass.cuh, run: why not up to a mean of 64).
 
 // The kernels: the operator's gdn_chunk_prep.cuh and gdn_chunk_pass.cuh (kSplit 1: a warp
 // holds all 128 K columns of its 16 V rows), shared with chunk_ksplit.
