@@ -463,13 +463,8 @@ void gdn_prefill_chunk64p(const DLTensor* q, const DLTensor* k, const DLTensor* 
   const int64_t num_seqs = cu_seqlens->shape[0] - 1;
   if (num_seqs <= 0) return;
   const int64_t total = q->shape[0];
-  const PrefillArgs args{
-      static_cast<const __nv_bfloat16*>(q->data),    static_cast<const __nv_bfloat16*>(k->data),
-      static_cast<const __nv_bfloat16*>(v->data),    static_cast<const float*>(state->data),
-      static_cast<const float*>(A_log->data),        static_cast<const __nv_bfloat16*>(a->data),
-      static_cast<const float*>(dt_bias->data),      static_cast<const __nv_bfloat16*>(b->data),
-      static_cast<const int64_t*>(cu_seqlens->data), scale,
-      static_cast<__nv_bfloat16*>(output->data),     static_cast<float*>(new_state->data)};
+  const PrefillArgs args =
+      gdn_lane8::prefill_args(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_state);
   // Short sequences on average: the recurrence pads nothing and needs no scratch.
   if (total <= 2 * kC || total < kC * num_seqs) {
     gdn_lane8::launch(args, num_seqs, stream);
