@@ -7,6 +7,9 @@
 // half only (half the mma and ldmatrix of the sequential path), they add their partial
 // U and O through shared memory under a barrier of the pair, and each writes the output of
 // half the chunk's tokens and updates its own half of the state.
+// chunk_fragments.py (this folder) transcribes the warp-level indexing below (ldmatrix
+// addresses, fragment layouts, the pair's sums) to numpy and checks it against plain products:
+// change it with the formulas here.
 #pragma once
 
 #include "gdn_chunk_prep.cuh"
