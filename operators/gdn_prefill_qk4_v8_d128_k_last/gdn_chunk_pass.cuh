@@ -402,6 +402,27 @@ void launch_pass(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaS
       args, static_cast<int>(num_seqs), scratch);
 }
 
+// The call's steps, also timed apart by loop/chunk_check.cu.
+inline int64_t max_chunks(int64_t total, int64_t num_seqs) {  // >= the sum over sequences of ceil(len / 64)
+  return (total + kC - 1) / kC + num_seqs;
+}
+
+inline void launch_prep(const PrefillArgs& args, int64_t num_seqs, int64_t chunks, char* scratch,
+                        cudaStream_t stream) {
+  chunk_prep_kernel<<<dim3(static_cast<unsigned>(chunks), GDN_NUM_V_HEADS), kPrepThreads, sizeof(PrepSmem),
+                      stream>>>(args, static_cast<int>(num_seqs), scratch);
+}
+
+// 32 V rows a block while one wave of blocks covers the SMs; 64 beyond that.
+template <int kSplit>
+void launch_pass_for(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaStream_t stream) {
+  if (num_seqs * GDN_NUM_V_HEADS * (kDim / 32) <= launch_config<kSplit>().sms) {
+    launch_pass<2 * kSplit, kSplit>(args, num_seqs, scratch, stream);
+  } else {
+    launch_pass<4 * kSplit, kSplit>(args, num_seqs, scratch, stream);
+  }
+}
+
 // The whole call: lane8 where every sequence is surely short (mean length under 8 tokens, or
 // at most 32 tokens in all), else prep over every (chunk, v head), then the pass. Why not
 // lane8 up to a mean of 64 (chunk64's rule): lengths are skewed (log-normal shares), and the
@@ -416,23 +437,17 @@ void run(const PrefillArgs& args, int64_t num_seqs, int64_t total, cudaStream_t 
     gdn_lane8::launch(args, num_seqs, stream);
     return;
   }
-  const LaunchConfig& config = launch_config<kSplit>();
-  const int64_t max_chunks = (total + kC - 1) / kC + num_seqs;  // >= the sum over sequences of ceil(len / 64)
+  launch_config<kSplit>();  // the kernels' shared-memory limits, before the first launch
+  const int64_t chunks = max_chunks(total, num_seqs);
   char* scratch = nullptr;
-  if (cudaMallocAsync(reinterpret_cast<void**>(&scratch), static_cast<size_t>(max_chunks * kChunkBytes),
+  if (cudaMallocAsync(reinterpret_cast<void**>(&scratch), static_cast<size_t>(chunks * kChunkBytes),
                       stream) != cudaSuccess) {
     (void)cudaGetLastError();
     gdn_lane8::launch(args, num_seqs, stream);
     return;
   }
-  chunk_prep_kernel<<<dim3(static_cast<unsigned>(max_chunks), GDN_NUM_V_HEADS), kPrepThreads,
-                      sizeof(PrepSmem), stream>>>(args, static_cast<int>(num_seqs), scratch);
-  // 32 V rows a block while one wave of blocks covers the SMs; 64 beyond that.
-  if (num_seqs * GDN_NUM_V_HEADS * (kDim / 32) <= config.sms) {
-    launch_pass<2 * kSplit, kSplit>(args, num_seqs, scratch, stream);
-  } else {
-    launch_pass<4 * kSplit, kSplit>(args, num_seqs, scratch, stream);
-  }
+  launch_prep(args, num_seqs, chunks, scratch, stream);
+  launch_pass_for<kSplit>(args, num_seqs, scratch, stream);
   cudaFreeAsync(scratch, stream);
 }
 

@@ -192,23 +192,18 @@ void time_kernels(const Inputs& in, const Outputs& out) {
   gdn_lane8::PrefillArgs args = in.args;
   args.out = out.out;
   args.new_state = out.state;
-  const LaunchConfig& config = launch_config<kSplit>();
-  const int64_t max_chunks = (in.total + kC - 1) / kC + in.seqs;
+  launch_config<kSplit>();
+  const int64_t chunks = max_chunks(in.total, in.seqs);
   char* scratch = nullptr;
-  CHECK(cudaMalloc(&scratch, static_cast<size_t>(max_chunks * kChunkBytes)));
+  CHECK(cudaMalloc(&scratch, static_cast<size_t>(chunks * kChunkBytes)));
   cudaEvent_t events[3];
   for (auto& x : events) CHECK(cudaEventCreate(&x));
   std::vector<float> prep_ms, pass_ms;
   for (int it = 0; it < 23; ++it) {
     CHECK(cudaEventRecord(events[0]));
-    chunk_prep_kernel<<<dim3(static_cast<unsigned>(max_chunks), GDN_NUM_V_HEADS), kPrepThreads,
-                        sizeof(PrepSmem)>>>(args, static_cast<int>(in.seqs), scratch);
+    launch_prep(args, in.seqs, chunks, scratch, nullptr);
     CHECK(cudaEventRecord(events[1]));
-    if (in.seqs * GDN_NUM_V_HEADS * (kDim / 32) <= config.sms) {
-      launch_pass<2 * kSplit, kSplit>(args, in.seqs, scratch, nullptr);
-    } else {
-      launch_pass<4 * kSplit, kSplit>(args, in.seqs, scratch, nullptr);
-    }
+    launch_pass_for<kSplit>(args, in.seqs, scratch, nullptr);
     CHECK(cudaEventRecord(events[2]));
     CHECK(cudaEventSynchronize(events[2]));
     float a = 0, b = 0;
