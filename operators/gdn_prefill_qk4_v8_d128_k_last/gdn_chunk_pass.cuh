@@ -326,8 +326,7 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
   const int k0 = 8 * Shape::kKTiles * w.part;  // its first K column
   const int64_t start = p.cu_seqlens[seq], end = p.cu_seqlens[seq + 1];
   const int nchunks = chunks_of(p.cu_seqlens, seq);
-  int base = 0;  // global index of this sequence's first chunk
-  for (int n = 0; n < seq; ++n) base += chunks_of(p.cu_seqlens, n);
+  const int base = chunks_before(p.cu_seqlens, seq);  // global index of this sequence's first chunk
   const float scale = gdn_effective_scale(p.scale);
 
   float s[Shape::kKTiles][4];

@@ -114,20 +114,51 @@ __device__ __forceinline__ int chunks_of(const int64_t* cu, int n) {
 }
 
 // Global chunk idx -> (sequence, first token, length); chunks numbered sequence by sequence.
-__device__ __forceinline__ bool find_chunk(const int64_t* cu, int num_seqs, int idx, int64_t& tok0,
-                                           int& len) {
-  int acc = 0;
-  for (int n = 0; n < num_seqs; ++n) {
-    const int nc = chunks_of(cu, n);
-    if (idx < acc + nc) {
-      tok0 = cu[n] + static_cast<int64_t>(idx - acc) * kC;
-      const int64_t rest = cu[n + 1] - tok0;
+// By one warp, 32 sequences a step: a sequence at a time would wait on one global read of
+// cu_seqlens per sequence, serially (tens of microseconds for a batch of 50).
+__device__ __forceinline__ bool find_chunk_warp(const int64_t* cu, int num_seqs, int idx, int64_t& tok0,
+                                                int& len) {
+  const int lane = threadIdx.x & 31;
+  int acc = 0;  // chunks of the sequences before this step
+  for (int n0 = 0; n0 < num_seqs; n0 += 32) {
+    const int n = n0 + lane;
+    int64_t first = 0, end = 0;
+    if (n < num_seqs) {
+      first = cu[n];
+      end = cu[n + 1];
+    }
+    const int nc = static_cast<int>((end - first + kC - 1) / kC);
+    int incl = nc;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const int y = __shfl_up_sync(0xffffffffu, incl, o);
+      if (lane >= o) incl += y;
+    }
+    const int before = acc + incl - nc;
+    const unsigned hit = __ballot_sync(0xffffffffu, nc > 0 && idx >= before && idx < before + nc);
+    if (hit) {
+      const int src = __ffs(hit) - 1;
+      const int64_t t0 = __shfl_sync(0xffffffffu, first, src) +
+                         static_cast<int64_t>(idx - __shfl_sync(0xffffffffu, before, src)) * kC;
+      const int64_t rest = __shfl_sync(0xffffffffu, end, src) - t0;
+      tok0 = t0;
       len = static_cast<int>(rest < kC ? rest : kC);
       return true;
     }
-    acc += nc;
+    acc += __shfl_sync(0xffffffffu, incl, 31);
   }
   return false;
+}
+
+// The chunks of the sequences before seq (the global index of seq's first chunk), by every
+// warp alike: each lane sums a stride of sequences, then the warp adds the lanes' sums.
+__device__ __forceinline__ int chunks_before(const int64_t* cu, int seq) {
+  const int lane = threadIdx.x & 31;
+  int sum = 0;
+  for (int n = lane; n < seq; n += 32) sum += chunks_of(cu, n);
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+  return sum;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -137,29 +168,48 @@ constexpr int kPrepThreads = 256;
 struct __align__(16) PrepSmem {
   __nv_bfloat16 k[kC][kRow];
   __nv_bfloat16 q[kC][kRow];
+  __nv_bfloat16 v[kC][kRow];
   float a[kC][kC];  // A, strictly lower triangular (zeros elsewhere)
   float lg[kC];
   float beta[kC];
+  int64_t tok0;  // the block's chunk (find_chunk_warp), for every warp
+  int len;
 };
 
-// k and q of the chunk into shared memory (zeros past L); their fp16 copies into scratch once
-// per q/k head (by its even v head).
-__device__ __forceinline__ void prep_load_kq(const PrefillArgs& p, PrepSmem& sm, const ChunkParts& out,
-                                             int64_t tok0, int L, int h) {
+// k, q and v of the chunk into shared memory (zeros past L); the fp16 copies of k and q into
+// scratch once per q/k head (by its even v head). Every read is issued before any write: the
+// compiler cannot tell the scratch from the inputs, and a read after a write would wait out
+// a global latency each.
+__device__ __forceinline__ void prep_load_kqv(const PrefillArgs& p, PrepSmem& sm, const ChunkParts& out,
+                                              int64_t tok0, int L, int h) {
+  constexpr int kParts = kDim / 8;                       // 16-byte pieces of a row
+  constexpr int kEach = 3 * kC * kParts / kPrepThreads;  // pieces a thread moves
   const int hq = h / GDN_V_PER_QK;
-  const bool write_qk = h % GDN_V_PER_QK == 0;
-  constexpr int kParts = kDim / 8;
-  for (int idx = threadIdx.x; idx < 2 * kC * kParts; idx += kPrepThreads) {
-    const int is_q = idx / (kC * kParts);
+  uint4 raw[kEach];
+#pragma unroll
+  for (int j = 0; j < kEach; ++j) {
+    const int idx = threadIdx.x + j * kPrepThreads;
+    const int which = idx / (kC * kParts);  // 0 k, 1 q, 2 v
     const int t = (idx / kParts) % kC;
     const int part = idx % kParts;
-    uint4 raw = make_uint4(0u, 0u, 0u, 0u);
-    if (t < L)
-      raw = *reinterpret_cast<const uint4*>((is_q ? p.q : p.k) + ((tok0 + t) * GDN_NUM_QK_HEADS + hq) * kDim +
-                                            8 * part);
-    *reinterpret_cast<uint4*>((is_q ? &sm.q[t][0] : &sm.k[t][0]) + 8 * part) = raw;
-    if (write_qk)
-      *reinterpret_cast<uint4*>((is_q ? out.q : out.k) + t * kDim + 8 * part) = bf16x8_to_half8(raw);
+    raw[j] = make_uint4(0u, 0u, 0u, 0u);
+    if (t < L) {
+      const int64_t row = which == 2 ? (tok0 + t) * GDN_NUM_V_HEADS + h : (tok0 + t) * GDN_NUM_QK_HEADS + hq;
+      const __nv_bfloat16* src = which == 0 ? p.k : which == 1 ? p.q : p.v;
+      raw[j] = *reinterpret_cast<const uint4*>(src + row * kDim + 8 * part);
+    }
+  }
+  const bool write_qk = h % GDN_V_PER_QK == 0;
+#pragma unroll
+  for (int j = 0; j < kEach; ++j) {
+    const int idx = threadIdx.x + j * kPrepThreads;
+    const int which = idx / (kC * kParts);
+    const int t = (idx / kParts) % kC;
+    const int part = idx % kParts;
+    __nv_bfloat16* row = which == 0 ? &sm.k[t][0] : which == 1 ? &sm.q[t][0] : &sm.v[t][0];
+    *reinterpret_cast<uint4*>(row + 8 * part) = raw[j];
+    if (write_qk && which < 2)
+      *reinterpret_cast<uint4*>((which == 0 ? out.k : out.q) + t * kDim + 8 * part) = bf16x8_to_half8(raw[j]);
   }
 }
 
@@ -231,8 +281,7 @@ __device__ __forceinline__ void prep_products(PrepSmem& sm, __half* P) {
 
 // Forward substitution (I + A) X = R, one column of [W | U^] a thread, in registers; W to
 // scratch [t][k], U^ transposed [v][t].
-__device__ __forceinline__ void prep_solve(const PrefillArgs& p, const PrepSmem& sm, const ChunkParts& out,
-                                           int64_t tok0, int L, int h) {
+__device__ __forceinline__ void prep_solve(const PrepSmem& sm, const ChunkParts& out, int L) {
   const int c = threadIdx.x;
   float X[kC];
 #pragma unroll
@@ -242,7 +291,7 @@ __device__ __forceinline__ void prep_solve(const PrefillArgs& p, const PrepSmem&
       if (c < kDim) {
         r = sm.beta[t] * expf(sm.lg[t]) * __bfloat162float(sm.k[t][c]);
       } else {
-        r = sm.beta[t] * __bfloat162float(p.v[((tok0 + t) * GDN_NUM_V_HEADS + h) * kDim + (c - kDim)]);
+        r = sm.beta[t] * __bfloat162float(sm.v[t][c - kDim]);
       }
     }
     X[t] = r;
@@ -274,11 +323,21 @@ __device__ __forceinline__ void prep_solve(const PrefillArgs& p, const PrepSmem&
 
 __global__ void __launch_bounds__(kPrepThreads)
     chunk_prep_kernel(PrefillArgs p, int num_seqs, char* scratch) {
-  int64_t tok0;
-  int L;
-  if (!find_chunk(p.cu_seqlens, num_seqs, blockIdx.x, tok0, L)) return;  // block-uniform
   extern __shared__ float4 prep_smem[];
   PrepSmem& sm = *reinterpret_cast<PrepSmem*>(prep_smem);
+  if (threadIdx.x < 32) {
+    int64_t tok0 = 0;
+    int L = 0;  // 0: past the last chunk (max_chunks over-counts)
+    if (!find_chunk_warp(p.cu_seqlens, num_seqs, blockIdx.x, tok0, L)) L = 0;
+    if (threadIdx.x == 0) {
+      sm.tok0 = tok0;
+      sm.len = L;
+    }
+  }
+  __syncthreads();
+  const int64_t tok0 = sm.tok0;
+  const int L = sm.len;
+  if (L == 0) return;  // block-uniform
   const int h = blockIdx.y;
   const ChunkParts out = chunk_parts(scratch, blockIdx.x, h);
 
@@ -293,14 +352,14 @@ __global__ void __launch_bounds__(kPrepThreads)
     sm.lg[t] = l;
     sm.beta[t] = be;
   }
-  prep_load_kq(p, sm, out, tok0, L, h);
+  prep_load_kqv(p, sm, out, tok0, L, h);
   __syncthreads();
   if (threadIdx.x < 32) prep_cumsum(sm.lg);
   __syncthreads();
   prep_products(sm, out.p);
   if (threadIdx.x < kC) out.lg[threadIdx.x] = sm.lg[threadIdx.x];
   __syncthreads();
-  prep_solve(p, sm, out, tok0, L, h);
+  prep_solve(sm, out, L);
 }
 
 }  // namespace gdn_chunk_tc

@@ -23,6 +23,8 @@
 #                 limit is cut to what is left, and a step with under 20 s left is skipped
 #   FI_WARM_PARALLEL  1: all the operators' JIT builds at once, before the first eval
 #   FI_EVAL_LIMIT seconds each eval may take (default: per operator, 90-180)
+#   FI_EVAL_ARGS  more flags for every eval, e.g. "--atol 0.01" to judge FlashInfer at the
+#                 contest's default tolerance where an operator's own is tighter
 #   FI_AOT_DIR    modules built ahead of time by build_aot.py (DIR/<module>/<module>.so): copied
 #                 into FlashInfer's AOT folder, where FlashInfer loads them instead of building
 #   FI_CACHE      FlashInfer's JIT cache (FLASHINFER_WORKSPACE_BASE; default
@@ -141,8 +143,10 @@ for line in list(open(sys.argv[1]))[: int(sys.argv[2])]:
     print(json.loads(line)["workload"]["uuid"])' "operators/$D/workloads.jsonl" "$WORKLOADS")
   fi
   rm -f "$OUT/$D.jsonl"
+  # shellcheck disable=SC2086  # FI_EVAL_ARGS holds several flags
   timed "$D.eval" "${FI_EVAL_LIMIT:-${EVAL_LIMIT[$D]}}" build/kharness eval --definition "$D" --solution "bench/loop/flashinfer/$D.json" \
     --backend cuda --protocol official --sandbox off --no-reference-timing --timeout 120 "${selection[@]}" \
+    ${FI_EVAL_ARGS:-} \
     -o "$OUT/$D.jsonl" --json >"$OUT/$D.json" 2>"$OUT/$D.log"
 done
 

@@ -8,6 +8,7 @@
 //       -I operators/gdn_prefill_qk4_v8_d128_k_last \
 //       -o chunk_check operators/gdn_prefill_qk4_v8_d128_k_last/loop/chunk_check.cu
 //   ./chunk_check            # exit 0 when every case agrees within the operator's tolerance
+//   ./chunk_check --only 8192   # the cases whose name holds "8192" (one to profile with ncu)
 //
 // Inputs follow the operator's generator in kind (unit-norm q and k rows, N(0, 1) v, a, b,
 // A_log = log U(1, 16), dt log-uniform in [1e-3, 0.1], state N(0, 0.1^2)), from a fixed seed.
@@ -249,9 +250,14 @@ bool check(const Case& c, const Inputs& in, const Outputs& ref) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1) {
+  std::string only;  // --only TEXT: the cases whose name holds TEXT (e.g. to profile one with ncu)
+  if (argc == 3 && std::string(argv[1]) == "--only") {
+    only = argv[2];
+  } else if (argc > 1) {
     std::printf(
-        "chunk_check: the chunked gdn_prefill candidates against lane8 on this GPU (see the file's head)\n");
+        "usage: chunk_check [--only TEXT]\n"
+        "the chunked gdn_prefill candidates against lane8 on this GPU (see the file's head); --only runs\n"
+        "the cases whose name holds TEXT\n");
     return std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ? 0 : 2;
   }
   std::vector<int> skewed;  // 40 sequences, log-normal shares: the batches lane8 is slow on
@@ -270,6 +276,7 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(2026);
   bool ok = true;
   for (const Case& c : cases) {
+    if (std::string(c.name).find(only) == std::string::npos) continue;
     Inputs in = make_inputs(c, rng);
     Outputs ref = make_outputs(in);
     gdn_lane8::PrefillArgs args = in.args;
