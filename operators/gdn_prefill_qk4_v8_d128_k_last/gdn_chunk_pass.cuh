@@ -48,22 +48,27 @@ struct __align__(16) PassSmem {
 };
 
 // The chunk's operands into one stage, by every thread of the block (cp.async, one group).
+// A thread copies the same pieces of every row step, so each copy's addresses are the
+// thread's offset plus a compile-time one: an add a copy, where a division and selects a copy
+// made the staging half of the pass's instructions (ncu, 8192 tokens).
 template <int kWarps, int kSplit>
 __device__ __forceinline__ void pass_stage(PassStage<kWarps, kSplit>& st, const ChunkParts& src, int v0) {
   using Shape = PassShape<kWarps, kSplit>;
-  constexpr int kParts = kDim / 8;  // 16-byte pieces of a 128-wide row
-  for (int i = threadIdx.x; i < 3 * kC * kParts; i += Shape::kThreads) {
-    const int which = i / (kC * kParts);
-    const int row = (i / kParts) % kC;
-    const int part = i % kParts;
-    const __half* from = (which == 0 ? src.w : which == 1 ? src.q : src.k) + row * kDim + 8 * part;
-    __half* to = (which == 0 ? &st.w[row][0] : which == 1 ? &st.q[row][0] : &st.k[row][0]) + 8 * part;
-    cp_async16(to, from);
+  constexpr int kWide = Shape::kThreads / (kDim / 8);  // 128-wide rows a step (16 pieces a row)
+  constexpr int kNarrow = Shape::kThreads / (kC / 8);  // 64-wide rows a step (8 pieces a row)
+  static_assert(kC % kWide == 0 && kC % kNarrow == 0 && Shape::kVRows % kNarrow == 0, "whole row steps");
+  const int wr = threadIdx.x / (kDim / 8), wp = 8 * (threadIdx.x % (kDim / 8));
+  const int nr = threadIdx.x / (kC / 8), np = 8 * (threadIdx.x % (kC / 8));
+#pragma unroll
+  for (int r = wr; r < kC; r += kWide) {
+    cp_async16(&st.w[r][wp], src.w + r * kDim + wp);
+    cp_async16(&st.q[r][wp], src.q + r * kDim + wp);
+    cp_async16(&st.k[r][wp], src.k + r * kDim + wp);
   }
-  for (int i = threadIdx.x; i < kC * (kC / 8); i += Shape::kThreads)
-    cp_async16(&st.p[i / 8][8 * (i % 8)], src.p + (i / 8) * kC + 8 * (i % 8));
-  for (int i = threadIdx.x; i < Shape::kVRows * (kC / 8); i += Shape::kThreads)
-    cp_async16(&st.u[i / 8][8 * (i % 8)], src.ut + (v0 + i / 8) * kC + 8 * (i % 8));
+#pragma unroll
+  for (int r = nr; r < kC; r += kNarrow) cp_async16(&st.p[r][np], src.p + r * kC + np);
+#pragma unroll
+  for (int r = nr; r < Shape::kVRows; r += kNarrow) cp_async16(&st.u[r][np], src.ut + (v0 + r) * kC + np);
   if (threadIdx.x < kC / 4) cp_async16(&st.lg[4 * threadIdx.x], src.lg + 4 * threadIdx.x);
 }
 
@@ -386,6 +391,7 @@ const LaunchConfig& launch_config() {
       }
     }
     cudaFuncSetAttribute(chunk_prep_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, sizeof(PrepSmem));
+    allow_pass_smem<kSplit, kSplit>();
     allow_pass_smem<2 * kSplit, kSplit>();
     allow_pass_smem<4 * kSplit, kSplit>();
     config.ready = true;
@@ -412,10 +418,15 @@ inline void launch_prep(const PrefillArgs& args, int64_t num_seqs, int64_t chunk
                       stream>>>(args, static_cast<int>(num_seqs), scratch);
 }
 
-// 32 V rows a block while one wave of blocks covers the SMs; 64 beyond that.
+// The fewest V rows a block (16, 32, then 64) while one wave of blocks still covers the SMs:
+// a long sequence alone is a chain of chunks, and more blocks are more SMs issuing its mma.
 template <int kSplit>
 void launch_pass_for(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaStream_t stream) {
-  if (num_seqs * GDN_NUM_V_HEADS * (kDim / 32) <= launch_config<kSplit>().sms) {
+  const int64_t heads = num_seqs * GDN_NUM_V_HEADS;
+  const int sms = launch_config<kSplit>().sms;
+  if (heads * (kDim / 16) <= sms) {
+    launch_pass<kSplit, kSplit>(args, num_seqs, scratch, stream);
+  } else if (heads * (kDim / 32) <= sms) {
     launch_pass<2 * kSplit, kSplit>(args, num_seqs, scratch, stream);
   } else {
     launch_pass<4 * kSplit, kSplit>(args, num_seqs, scratch, stream);
