@@ -8,7 +8,8 @@ What it checks: the ldmatrix row addresses each lane gives (plain and .trans), t
 m16n8k16 A/B/accumulator layouts (PTX ISA; the same conventions as the sparse attention
 kernels that ran on the H200), the accumulator-to-A conversions of S^T and U^T, the token
 tiles skipped under P's triangle, and with kSplit 2 the pair's partial sums: one chunk of
-one 16-row V group, for kSplit 1 and 2, and the prep's K K^T over its 8 warps. What it cannot
+one 16-row V group, for kSplit 1 and 2, the prep's K K^T over its 8 warps, and
+gdn_chunk_prep_tinv.cuh's blocked inverse of I + A and its [W | U^] = T R. What it cannot
 check: anything of the CUDA code itself (addresses outside these formulas, barriers, cp.async
 groups, the host call). When the formulas in the headers change, change them here too.
 Needs numpy.
@@ -187,6 +188,64 @@ def check_prep(d):
     return [] if np.allclose(kk_all, k @ k.T) else ["prep: K K^T"]
 
 
+def blocked_inverse(a):
+    """tinv_invert of gdn_chunk_prep_tinv.cuh: (I + A)^-1 for A strictly lower, 16 x 16 tiles."""
+    tf = np.zeros((64, 64))
+    for b in range(0, 64, 16):
+        for j in range(16):
+            x = np.zeros(16)
+            for i in range(16):
+                acc = 1.0 if i == j else 0.0
+                for s_ in range(i):
+                    acc -= a[b + i, b + s_] * x[s_]
+                x[i] = 0.0 if i < j else acc
+            tf[b:b + 16, b + j] = x
+    for d in range(1, 4):
+        m = np.zeros((4 - d, 16, 16))
+        for e in range((4 - d) * 256):
+            i, r, c = d + e // 256, (e % 256) // 16, e % 16
+            j = i - d
+            m[e // 256, r, c] = sum(a[16 * i + r, u] * tf[u, 16 * j + c] for u in range(16 * j, 16 * i))
+        for e in range((4 - d) * 256):
+            i, r, c = d + e // 256, (e % 256) // 16, e % 16
+            j = i - d
+            tf[16 * i + r, 16 * j + c] = -sum(tf[16 * i + r, 16 * i + s_] * m[e // 256, s_, c] for s_ in range(16))
+    return tf
+
+
+def check_tinv(d):
+    """The blocked inverse, and tinv_product's [W | U^] = T R: warp w's 32 columns, two halves
+    of 2 m tiles, A = T by ldmatrix, B = R by ldmatrix.trans."""
+    mi, mr, g, tg = LANE["mi"], LANE["mr"], LANE["g"], LANE["tg"]
+    failures = []
+    a = d["A"]
+    t = blocked_inverse(a)
+    if not np.allclose(t @ (np.eye(64) + a), np.eye(64), atol=1e-9):
+        failures.append("tinv: (I + A)^-1")
+    r = np.concatenate([d["Rk"], d["Rv"]], axis=1)  # [64 tokens][256 columns]
+    x = np.zeros((64, 256))
+    for w in range(8):
+        src = d["Rv"] if w >= 4 else d["Rk"]
+        c0 = 32 * (w % 4)
+        for half in range(2):
+            acc = [[np.zeros((32, 4)) for _ in range(4)] for _ in range(2)]
+            for ks in range(4):
+                af = [ldsm(t, 16 * (2 * half + mt) + mr + 8 * (mi & 1), 8 * (mi >> 1) + 16 * ks) for mt in range(2)]
+                for np_ in range(2):
+                    bk = ldsm(src, mr + 8 * (mi & 1) + 16 * ks, 8 * (mi >> 1) + c0 + 16 * np_, trans=True)
+                    for mt in range(2):
+                        mma(acc[mt][2 * np_], af[mt], bk[0], bk[1])
+                        mma(acc[mt][2 * np_ + 1], af[mt], bk[2], bk[3])
+            for mt in range(2):
+                for nt in range(4):
+                    for hi in range(2):
+                        row, col = 16 * (2 * half + mt) + g + 8 * hi, 128 * (w >= 4) + c0 + 8 * nt + 2 * tg
+                        x[row, col], x[row, col + 1] = acc[mt][nt][:, 2 * hi], acc[mt][nt][:, 2 * hi + 1]
+    if not np.allclose(x, t @ r):
+        failures.append("tinv: T R")
+    return failures
+
+
 def main():
     global LANE
     if len(sys.argv) > 1:
@@ -206,8 +265,11 @@ def main():
         "P": f16(np.tril(rng.standard_normal((64, 64)) * 0.1)),
         "Uh": f16(rng.standard_normal((16, 64))),  # U^ transposed, the group's rows
         "lg": np.cumsum(-rng.uniform(0, 0.05, 64)),
+        "A": np.tril(rng.standard_normal((64, 64)) * 0.1, -1),
+        "Rk": f16(rng.standard_normal((64, 128)) * 0.1),
+        "Rv": f16(rng.standard_normal((64, 128))),
     }
-    failures = check_prep(d) + check_pass(d, 1) + check_pass(d, 2)
+    failures = check_prep(d) + check_pass(d, 1) + check_pass(d, 2) + check_tinv(d)
     for f in failures:
         print(f"MISMATCH {f}")
     print("chunk_fragments.py: " + ("every product matches" if not failures else f"{len(failures)} mismatches"))

@@ -440,7 +440,10 @@ void launch_pass_for(const PrefillArgs& args, int64_t num_seqs, char* scratch, c
 // sequence: lane8 took 226 us on 2548 tokens over 40 sequences, 185 us on 2069 over 46, 25 us
 // on one sequence of 90 (~0.25-0.28 us a token of the longest), where the chunked path is
 // estimated at ~8-10 us fixed (two launches, one wave of each) plus ~1 us a chunk.
-template <int kSplit>
+// kPrep launches the preparation (launch_prep, or launch_prep_tinv of gdn_chunk_prep_tinv.cuh).
+using PrepLauncher = void (*)(const PrefillArgs&, int64_t, int64_t, char*, cudaStream_t);
+
+template <int kSplit, PrepLauncher kPrep = launch_prep>
 void run(const PrefillArgs& args, int64_t num_seqs, int64_t total, cudaStream_t stream) {
   if (num_seqs <= 0) return;
   if (total < 8 * num_seqs || total <= 32) {
@@ -456,7 +459,7 @@ void run(const PrefillArgs& args, int64_t num_seqs, int64_t total, cudaStream_t 
     gdn_lane8::launch(args, num_seqs, stream);
     return;
   }
-  launch_prep(args, num_seqs, chunks, scratch, stream);
+  kPrep(args, num_seqs, chunks, scratch, stream);
   launch_pass_for<kSplit>(args, num_seqs, scratch, stream);
   cudaFreeAsync(scratch, stream);
 }

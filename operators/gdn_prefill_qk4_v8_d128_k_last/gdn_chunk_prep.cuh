@@ -321,13 +321,12 @@ __device__ __forceinline__ void prep_solve(const PrepSmem& sm, const ChunkParts&
   }
 }
 
-__global__ void __launch_bounds__(kPrepThreads)
-    chunk_prep_kernel(PrefillArgs p, int num_seqs, char* scratch) {
-  extern __shared__ float4 prep_smem[];
-  PrepSmem& sm = *reinterpret_cast<PrepSmem*>(prep_smem);
+// The block's chunk (sm.tok0, sm.len) by warp 0, for every thread; false past the last chunk
+// (max_chunks over-counts), the same for the whole block.
+__device__ __forceinline__ bool prep_find(const PrefillArgs& p, int num_seqs, PrepSmem& sm) {
   if (threadIdx.x < 32) {
     int64_t tok0 = 0;
-    int L = 0;  // 0: past the last chunk (max_chunks over-counts)
+    int L = 0;
     if (!find_chunk_warp(p.cu_seqlens, num_seqs, blockIdx.x, tok0, L)) L = 0;
     if (threadIdx.x == 0) {
       sm.tok0 = tok0;
@@ -335,31 +334,40 @@ __global__ void __launch_bounds__(kPrepThreads)
     }
   }
   __syncthreads();
-  const int64_t tok0 = sm.tok0;
-  const int L = sm.len;
-  if (L == 0) return;  // block-uniform
-  const int h = blockIdx.y;
-  const ChunkParts out = chunk_parts(scratch, blockIdx.x, h);
+  return sm.len > 0;
+}
 
+// The chunk's log-decays and betas (zeros for padded tokens: no decay, no write).
+__device__ __forceinline__ void prep_gates(const PrefillArgs& p, PrepSmem& sm, int h) {
   if (threadIdx.x < kC) {
     const int t = threadIdx.x;
-    float l = 0.f, be = 0.f;  // padded tokens: no decay, no write
-    if (t < L) {
-      const int64_t vh = (tok0 + t) * GDN_NUM_V_HEADS + h;
+    float l = 0.f, be = 0.f;
+    if (t < sm.len) {
+      const int64_t vh = (sm.tok0 + t) * GDN_NUM_V_HEADS + h;
       l = -expf(p.A_log[h]) * gdn_softplus(__bfloat162float(p.a[vh]) + p.dt_bias[h]);
       be = gdn_beta(__bfloat162float(p.b[vh]));
     }
     sm.lg[t] = l;
     sm.beta[t] = be;
   }
-  prep_load_kqv(p, sm, out, tok0, L, h);
+}
+
+__global__ void __launch_bounds__(kPrepThreads)
+    chunk_prep_kernel(PrefillArgs p, int num_seqs, char* scratch) {
+  extern __shared__ float4 prep_smem[];
+  PrepSmem& sm = *reinterpret_cast<PrepSmem*>(prep_smem);
+  if (!prep_find(p, num_seqs, sm)) return;  // block-uniform
+  const int h = blockIdx.y;
+  const ChunkParts out = chunk_parts(scratch, blockIdx.x, h);
+  prep_gates(p, sm, h);
+  prep_load_kqv(p, sm, out, sm.tok0, sm.len, h);
   __syncthreads();
   if (threadIdx.x < 32) prep_cumsum(sm.lg);
   __syncthreads();
   prep_products(sm, out.p);
   if (threadIdx.x < kC) out.lg[threadIdx.x] = sm.lg[threadIdx.x];
   __syncthreads();
-  prep_solve(sm, out, L);
+  prep_solve(sm, out, sm.len);
 }
 
 }  // namespace gdn_chunk_tc

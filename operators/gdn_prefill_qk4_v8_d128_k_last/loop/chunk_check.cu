@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "gdn_chunk_pass.cuh"
+#include "gdn_chunk_prep_tinv.cuh"
 
 namespace {
 
@@ -187,7 +188,7 @@ void print_counts(const char* what, const std::vector<long>& counts) {
 }
 
 // The chunked path's two kernels timed apart (CUDA events, median of 20 calls after 3).
-template <int kSplit>
+template <int kSplit, gdn_chunk_tc::PrepLauncher kPrep>
 void time_kernels(const Inputs& in, const Outputs& out) {
   using namespace gdn_chunk_tc;
   gdn_lane8::PrefillArgs args = in.args;
@@ -202,7 +203,7 @@ void time_kernels(const Inputs& in, const Outputs& out) {
   std::vector<float> prep_ms, pass_ms;
   for (int it = 0; it < 23; ++it) {
     CHECK(cudaEventRecord(events[0]));
-    launch_prep(args, in.seqs, chunks, scratch, nullptr);
+    kPrep(args, in.seqs, chunks, scratch, nullptr);
     CHECK(cudaEventRecord(events[1]));
     launch_pass_for<kSplit>(args, in.seqs, scratch, nullptr);
     CHECK(cudaEventRecord(events[2]));
@@ -223,25 +224,27 @@ void time_kernels(const Inputs& in, const Outputs& out) {
   CHECK(cudaFree(scratch));
 }
 
-template <int kSplit>
-bool check(const Case& c, const Inputs& in, const Outputs& ref) {
+// kPrep: the chunked candidates' preparations (launch_prep: chunk_tc, chunk_ksplit,
+// ksplit_rows16; launch_prep_tinv: ksplit_tinv).
+template <int kSplit, gdn_chunk_tc::PrepLauncher kPrep = gdn_chunk_tc::launch_prep>
+bool check(const Case& c, const Inputs& in, const Outputs& ref, const char* prep = "") {
   Outputs got = make_outputs(in);
   gdn_lane8::PrefillArgs args = in.args;
   args.out = got.out;
   args.new_state = got.state;
-  gdn_chunk_tc::run<kSplit>(args, in.seqs, in.total, nullptr);
+  gdn_chunk_tc::run<kSplit, kPrep>(args, in.seqs, in.total, nullptr);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   const Diff d = compare(in, ref, got);
   const bool ok = d.bad_out == 0 && d.bad_state == 0;
-  std::printf("  %-28s kSplit %d: %s  output max err %.2e (%ld bad), state max err %.2e (%ld bad)\n", c.name,
-              kSplit, ok ? "ok  " : "FAIL", d.max_out, d.bad_out, d.max_state, d.bad_state);
+  std::printf("  %-28s kSplit %d%s: %s  output max err %.2e (%ld bad), state max err %.2e (%ld bad)\n",
+              c.name, kSplit, prep, ok ? "ok  " : "FAIL", d.max_out, d.bad_out, d.max_state, d.bad_state);
   if (d.bad_out) {
     print_counts("chunk", d.by_chunk);
     print_counts("v head", d.by_head);
     print_counts("16-row V group", d.by_group);
   }
-  if (in.total >= 1024) time_kernels<kSplit>(in, got);
+  if (in.total >= 1024) time_kernels<kSplit, kPrep>(in, got);
   CHECK(cudaFree(got.out));
   CHECK(cudaFree(got.state));
   return ok;
@@ -287,6 +290,7 @@ int main(int argc, char** argv) {
     CHECK(cudaDeviceSynchronize());
     ok = check<1>(c, in, ref) && ok;
     ok = check<2>(c, in, ref) && ok;
+    ok = check<2, gdn_chunk_tc::launch_prep_tinv>(c, in, ref, " tinv") && ok;
     for (void* p : in.owned) CHECK(cudaFree(p));
     CHECK(cudaFree(ref.out));
     CHECK(cudaFree(ref.state));

@@ -1,0 +1,176 @@
+// The chunked path's preparation with the triangular solve on the tensor cores: the same
+// scratch as chunk_prep_kernel (gdn_chunk_prep.cuh), made as T = (I + A)^-1 once per chunk
+// and [W | U^] = T [beta e^g K | beta V] by mma.
+//
+// Why: chunk_prep_kernel solves (I + A) X = R one column of X a thread, 2016 dependent FMAs
+// each over 256 columns; ncu (8192 tokens, 1032 blocks) shows it issue-bound, FFMA 42% of its
+// instructions, ~100 us, as long as a third of the whole call on mid-size batches. Here the
+// inverse costs ~64^3/6 FMAs a chunk, blocked in 16 x 16 tiles (four diagonal inverses of 16
+// dependent rows, then three levels of off-diagonal tiles), and the product 64 mma a warp.
+// Precision: T and R as fp16 operands with fp32 accumulators, the same rounding W and U^ get
+// when they are stored in fp16 for the pass.
+#pragma once
+
+#include "gdn_chunk_prep.cuh"
+
+namespace gdn_chunk_tc {
+
+struct __align__(16) PrepTinvSmem {
+  PrepSmem base;           // k, q, v, A, lg, beta, the chunk; k and v become R in place (fp16)
+  __half t[kC][kRowC];     // T in fp16, the mma's A operand
+  __half ut[kDim][kRowC];  // U^ transposed, staged for whole-row stores
+  float m[3][16][16];      // a level's partial sums, one tile a block of the level
+};
+
+// T in fp32 over q's storage (q is no longer read after the products).
+__device__ __forceinline__ float (*tinv_tf(PrepTinvSmem& sm))[kC] {
+  return reinterpret_cast<float(*)[kC]>(&sm.base.q[0][0]);
+}
+
+// T = (I + A)^-1, A strictly lower: the diagonal 16 x 16 inverses by forward substitution (a
+// column a thread), then T_ij = -T_ii sum_{k=j}^{i-1} A_ik T_kj level by level (i - j = 1, 2, 3).
+__device__ __forceinline__ void tinv_invert(PrepTinvSmem& sm) {
+  float(*tf)[kC] = tinv_tf(sm);
+  const float(*a)[kC] = sm.base.a;
+  for (int i = threadIdx.x; i < kC * kC; i += kPrepThreads) tf[i / kC][i % kC] = 0.f;
+  __syncthreads();
+  if (threadIdx.x < kC) {
+    const int b = 16 * (threadIdx.x / 16), j = threadIdx.x % 16;
+    float x[16];
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+      float acc = i == j ? 1.f : 0.f;
+#pragma unroll
+      for (int s = 0; s < i; ++s) acc = fmaf(-a[b + i][b + s], x[s], acc);
+      x[i] = i < j ? 0.f : acc;
+    }
+#pragma unroll
+    for (int i = 0; i < 16; ++i) tf[b + i][b + j] = x[i];
+  }
+  __syncthreads();
+  for (int d = 1; d < 4; ++d) {
+    const int tiles = 4 - d;  // blocks (i, i - d), i = d .. 3
+    for (int e = threadIdx.x; e < tiles * 256; e += kPrepThreads) {
+      const int i = d + e / 256, r = (e % 256) / 16, c = e % 16, j = i - d;
+      float acc = 0.f;
+      for (int u = 16 * j; u < 16 * i; ++u) acc = fmaf(a[16 * i + r][u], tf[u][16 * j + c], acc);
+      sm.m[e / 256][r][c] = acc;
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < tiles * 256; e += kPrepThreads) {
+      const int i = d + e / 256, r = (e % 256) / 16, c = e % 16, j = i - d;
+      float acc = 0.f;
+#pragma unroll
+      for (int s = 0; s < 16; ++s) acc = fmaf(tf[16 * i + r][16 * i + s], sm.m[e / 256][s][c], acc);
+      tf[16 * i + r][16 * j + c] = -acc;
+    }
+    __syncthreads();
+  }
+}
+
+// R = [beta e^lg K | beta V] in fp16 over k's and v's storage, and T to fp16.
+__device__ __forceinline__ void tinv_operands(PrepTinvSmem& sm) {
+  PrepSmem& b = sm.base;
+  const float(*tf)[kC] = tinv_tf(sm);
+  for (int i = threadIdx.x; i < kC * kDim; i += kPrepThreads) {
+    const int t = i / kDim, c = i % kDim;
+    const float rk = b.beta[t] * expf(b.lg[t]) * __bfloat162float(b.k[t][c]);
+    const float rv = b.beta[t] * __bfloat162float(b.v[t][c]);
+    reinterpret_cast<__half*>(&b.k[t][0])[c] = __float2half_rn(rk);
+    reinterpret_cast<__half*>(&b.v[t][0])[c] = __float2half_rn(rv);
+  }
+  for (int i = threadIdx.x; i < kC * kC; i += kPrepThreads)
+    sm.t[i / kC][i % kC] = __float2half_rn(tf[i / kC][i % kC]);
+}
+
+// [W | U^] = T R: warp w owns 32 columns (w < 4: W's, else U^'s), all 64 tokens, in two
+// halves of 32 tokens (2 m tiles x 4 n tiles x 4 k steps each: 32 accumulators, no spills at
+// two blocks an SM). W goes straight to scratch; U^ through sm.ut, transposed.
+__device__ __forceinline__ void tinv_product(PrepTinvSmem& sm, const ChunkParts& out) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int g = lane >> 2, tg = lane & 3, mi = lane >> 3, mr = lane & 7;
+  const bool is_u = warp >= 4;
+  const int c0 = 32 * (warp % 4);
+  const __half* r = reinterpret_cast<const __half*>(is_u ? &sm.base.v[0][0] : &sm.base.k[0][0]);
+  // B operand, .trans: rows of R are tokens (the k steps), columns the warp's 32
+  const __half* rb = r + (mr + 8 * (mi & 1)) * kRow + 8 * (mi >> 1) + c0;
+  const __half* ta = &sm.t[mr + 8 * (mi & 1)][8 * (mi >> 1)];
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    float acc[2][4][4];
+#pragma unroll
+    for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+      for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[mt][nt][e] = 0.f;
+#pragma unroll
+    for (int ks = 0; ks < kC / 16; ++ks) {
+      uint32_t af[2][4];
+#pragma unroll
+      for (int mt = 0; mt < 2; ++mt) ldsm_x4(af[mt], ta + 16 * (2 * half + mt) * kRowC + 16 * ks);
+#pragma unroll
+      for (int np = 0; np < 2; ++np) {
+        uint32_t bk[4];
+        ldsm_x4_trans(bk, rb + 16 * ks * kRow + 16 * np);
+#pragma unroll
+        for (int mt = 0; mt < 2; ++mt) {
+          mma_f16(acc[mt][2 * np], af[mt], bk[0], bk[1]);
+          mma_f16(acc[mt][2 * np + 1], af[mt], bk[2], bk[3]);
+        }
+      }
+    }
+#pragma unroll
+    for (int mt = 0; mt < 2; ++mt)
+#pragma unroll
+      for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+        for (int hi = 0; hi < 2; ++hi) {
+          const int t = 16 * (2 * half + mt) + g + 8 * hi, c = c0 + 8 * nt + 2 * tg;
+          const float x0 = acc[mt][nt][2 * hi], x1 = acc[mt][nt][2 * hi + 1];
+          if (is_u) {
+            sm.ut[c][t] = __float2half_rn(x0);
+            sm.ut[c + 1][t] = __float2half_rn(x1);
+          } else {
+            *reinterpret_cast<uint32_t*>(out.w + t * kDim + c) = half2_bits(x0, x1);
+          }
+        }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < kDim * (kC / 8); i += kPrepThreads)
+    reinterpret_cast<uint4*>(out.ut)[i] = *reinterpret_cast<const uint4*>(&sm.ut[i / 8][8 * (i % 8)]);
+}
+
+__global__ void __launch_bounds__(kPrepThreads, 2)
+    chunk_prep_tinv_kernel(PrefillArgs p, int num_seqs, char* scratch) {
+  extern __shared__ float4 prep_tinv_smem[];
+  PrepTinvSmem& sm = *reinterpret_cast<PrepTinvSmem*>(prep_tinv_smem);
+  PrepSmem& b = sm.base;
+  if (!prep_find(p, num_seqs, b)) return;  // block-uniform
+  const int h = blockIdx.y;
+  const ChunkParts out = chunk_parts(scratch, blockIdx.x, h);
+  prep_gates(p, b, h);
+  prep_load_kqv(p, b, out, b.tok0, b.len, h);
+  __syncthreads();
+  if (threadIdx.x < 32) prep_cumsum(b.lg);
+  __syncthreads();
+  prep_products(b, out.p);
+  if (threadIdx.x < kC) out.lg[threadIdx.x] = b.lg[threadIdx.x];
+  __syncthreads();
+  tinv_invert(sm);
+  tinv_operands(sm);
+  __syncthreads();
+  tinv_product(sm, out);
+}
+
+inline void launch_prep_tinv(const PrefillArgs& args, int64_t num_seqs, int64_t chunks, char* scratch,
+                             cudaStream_t stream) {
+  static const bool ready =
+      cudaFuncSetAttribute(chunk_prep_tinv_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           sizeof(PrepTinvSmem)) == cudaSuccess;
+  (void)ready;
+  chunk_prep_tinv_kernel<<<dim3(static_cast<unsigned>(chunks), GDN_NUM_V_HEADS), kPrepThreads,
+                           sizeof(PrepTinvSmem), stream>>>(args, static_cast<int>(num_seqs), scratch);
+}
+
+}  // namespace gdn_chunk_tc
