@@ -47,12 +47,33 @@ struct __align__(16) PassSmem {
   float4 swap[kSplit == 2 ? kWarps * Shape::kSwapSlots * 32 : 1];  // [warp][slot][lane]
 };
 
-// The chunk's operands into one stage, by every thread of the block (cp.async, one group).
-// A thread copies the same pieces of every row step, so each copy's addresses are the
-// thread's offset plus a compile-time one: an add a copy, where a division and selects a copy
-// made the staging half of the pass's instructions (ncu, 8192 tokens).
+// The chunk's operands into one stage, by every thread of the block (cp.async, one group): the
+// staging the loop promoted in chunk_tc and chunk_ksplit.
 template <int kWarps, int kSplit>
 __device__ __forceinline__ void pass_stage(PassStage<kWarps, kSplit>& st, const ChunkParts& src, int v0) {
+  using Shape = PassShape<kWarps, kSplit>;
+  constexpr int kParts = kDim / 8;  // 16-byte pieces of a 128-wide row
+  for (int i = threadIdx.x; i < 3 * kC * kParts; i += Shape::kThreads) {
+    const int which = i / (kC * kParts);
+    const int row = (i / kParts) % kC;
+    const int part = i % kParts;
+    const __half* from = (which == 0 ? src.w : which == 1 ? src.q : src.k) + row * kDim + 8 * part;
+    __half* to = (which == 0 ? &st.w[row][0] : which == 1 ? &st.q[row][0] : &st.k[row][0]) + 8 * part;
+    cp_async16(to, from);
+  }
+  for (int i = threadIdx.x; i < kC * (kC / 8); i += Shape::kThreads)
+    cp_async16(&st.p[i / 8][8 * (i % 8)], src.p + (i / 8) * kC + 8 * (i % 8));
+  for (int i = threadIdx.x; i < Shape::kVRows * (kC / 8); i += Shape::kThreads)
+    cp_async16(&st.u[i / 8][8 * (i % 8)], src.ut + (v0 + i / 8) * kC + 8 * (i % 8));
+  if (threadIdx.x < kC / 4) cp_async16(&st.lg[4 * threadIdx.x], src.lg + 4 * threadIdx.x);
+}
+
+// pass_stage of the lean pass (kLean, ksplit_rows16): a thread copies the same pieces of every row step, so
+// each copy's addresses are the thread's offset plus a compile-time one: an add a copy, where a division and
+// selects a copy made the staging half of the pass's instructions (ncu, 8192 tokens).
+template <int kWarps, int kSplit>
+__device__ __forceinline__ void pass_stage_lean(PassStage<kWarps, kSplit>& st, const ChunkParts& src,
+                                                int v0) {
   using Shape = PassShape<kWarps, kSplit>;
   constexpr int kWide = Shape::kThreads / (kDim / 8);  // 128-wide rows a step (16 pieces a row)
   constexpr int kNarrow = Shape::kThreads / (kC / 8);  // 64-wide rows a step (8 pieces a row)
@@ -316,7 +337,18 @@ __device__ __forceinline__ void chunk_step(const PrefillArgs& p, PassSmem<kWarps
   pass_store_output<kSplit, kPart>(p, sm.out[w.warp], w, o, scale, tok0, L, h, vw);
 }
 
-template <int kWarps, int kSplit>
+// kLean: pass_stage_lean instead of pass_stage (ksplit_rows16, staged; chunk_tc and chunk_ksplit,
+// promoted, keep the staging they were measured with).
+template <int kWarps, int kSplit, bool kLean>
+__device__ __forceinline__ void stage_chunk(PassStage<kWarps, kSplit>& st, const ChunkParts& src, int v0) {
+  if constexpr (kLean) {
+    pass_stage_lean(st, src, v0);
+  } else {
+    pass_stage(st, src, v0);
+  }
+}
+
+template <int kWarps, int kSplit, bool kLean>
 __global__ void __launch_bounds__(32 * kWarps, 1)
     chunk_pass_kernel(PrefillArgs p, int num_seqs, char* scratch) {
   using Shape = PassShape<kWarps, kSplit>;
@@ -337,11 +369,11 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
   float s[Shape::kKTiles][4];
   load_state(p.state, head * kDim + vw, k0, w, nchunks == 0, s);
 
-  if (nchunks > 0) pass_stage(sm.stage[0], chunk_parts(scratch, base, h), v0);
+  if (nchunks > 0) stage_chunk<kWarps, kSplit, kLean>(sm.stage[0], chunk_parts(scratch, base, h), v0);
   cp_async_commit();
   for (int ci = 0; ci < nchunks; ++ci) {
     if (ci + 1 < nchunks) {
-      pass_stage(sm.stage[(ci + 1) & 1], chunk_parts(scratch, base + ci + 1, h), v0);
+      stage_chunk<kWarps, kSplit, kLean>(sm.stage[(ci + 1) & 1], chunk_parts(scratch, base + ci + 1, h), v0);
       cp_async_commit();
       cp_async_wait<1>();
     } else {
@@ -371,7 +403,9 @@ struct LaunchConfig {
 
 template <int kWarps, int kSplit>
 void allow_pass_smem() {
-  cudaFuncSetAttribute(chunk_pass_kernel<kWarps, kSplit>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  cudaFuncSetAttribute(chunk_pass_kernel<kWarps, kSplit, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                       sizeof(PassSmem<kWarps, kSplit>));
+  cudaFuncSetAttribute(chunk_pass_kernel<kWarps, kSplit, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                        sizeof(PassSmem<kWarps, kSplit>));
 }
 
@@ -399,12 +433,13 @@ const LaunchConfig& launch_config() {
   return config;
 }
 
-template <int kWarps, int kSplit>
+template <int kWarps, int kSplit, bool kLean>
 void launch_pass(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaStream_t stream) {
   using Shape = PassShape<kWarps, kSplit>;
   const unsigned blocks = static_cast<unsigned>(num_seqs * GDN_NUM_V_HEADS * Shape::kSlices);
-  chunk_pass_kernel<kWarps, kSplit><<<blocks, Shape::kThreads, sizeof(PassSmem<kWarps, kSplit>), stream>>>(
-      args, static_cast<int>(num_seqs), scratch);
+  chunk_pass_kernel<kWarps, kSplit, kLean>
+      <<<blocks, Shape::kThreads, sizeof(PassSmem<kWarps, kSplit>), stream>>>(
+          args, static_cast<int>(num_seqs), scratch);
 }
 
 // The call's steps, also timed apart by loop/chunk_check.cu.
@@ -418,18 +453,19 @@ inline void launch_prep(const PrefillArgs& args, int64_t num_seqs, int64_t chunk
                       stream>>>(args, static_cast<int>(num_seqs), scratch);
 }
 
-// The fewest V rows a block (16, 32, then 64) while one wave of blocks still covers the SMs:
-// a long sequence alone is a chain of chunks, and more blocks are more SMs issuing its mma.
-template <int kSplit>
+// 32 V rows a block while one wave of blocks covers the SMs, 64 beyond that (as promoted). The
+// lean pass (kLean) also takes 16 V rows a block while one wave still covers the SMs: a long
+// sequence alone is a chain of chunks, and more blocks are more SMs issuing its mma.
+template <int kSplit, bool kLean = false>
 void launch_pass_for(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaStream_t stream) {
   const int64_t heads = num_seqs * GDN_NUM_V_HEADS;
   const int sms = launch_config<kSplit>().sms;
-  if (heads * (kDim / 16) <= sms) {
-    launch_pass<kSplit, kSplit>(args, num_seqs, scratch, stream);
+  if (kLean && heads * (kDim / 16) <= sms) {
+    launch_pass<kSplit, kSplit, kLean>(args, num_seqs, scratch, stream);
   } else if (heads * (kDim / 32) <= sms) {
-    launch_pass<2 * kSplit, kSplit>(args, num_seqs, scratch, stream);
+    launch_pass<2 * kSplit, kSplit, kLean>(args, num_seqs, scratch, stream);
   } else {
-    launch_pass<4 * kSplit, kSplit>(args, num_seqs, scratch, stream);
+    launch_pass<4 * kSplit, kSplit, kLean>(args, num_seqs, scratch, stream);
   }
 }
 
@@ -440,10 +476,11 @@ void launch_pass_for(const PrefillArgs& args, int64_t num_seqs, char* scratch, c
 // sequence: lane8 took 226 us on 2548 tokens over 40 sequences, 185 us on 2069 over 46, 25 us
 // on one sequence of 90 (~0.25-0.28 us a token of the longest), where the chunked path is
 // estimated at ~8-10 us fixed (two launches, one wave of each) plus ~1 us a chunk.
-// kPrep launches the preparation (launch_prep, or launch_prep_tinv of gdn_chunk_prep_tinv.cuh).
+// kPrep launches the preparation (launch_prep, or launch_prep_tinv of gdn_chunk_prep_tinv.cuh);
+// kLean picks the lean pass (launch_pass_for).
 using PrepLauncher = void (*)(const PrefillArgs&, int64_t, int64_t, char*, cudaStream_t);
 
-template <int kSplit, PrepLauncher kPrep = launch_prep>
+template <int kSplit, PrepLauncher kPrep = launch_prep, bool kLean = false>
 void run(const PrefillArgs& args, int64_t num_seqs, int64_t total, cudaStream_t stream) {
   if (num_seqs <= 0) return;
   if (total < 8 * num_seqs || total <= 32) {
@@ -460,7 +497,7 @@ void run(const PrefillArgs& args, int64_t num_seqs, int64_t total, cudaStream_t 
     return;
   }
   kPrep(args, num_seqs, chunks, scratch, stream);
-  launch_pass_for<kSplit>(args, num_seqs, scratch, stream);
+  launch_pass_for<kSplit, kLean>(args, num_seqs, scratch, stream);
   cudaFreeAsync(scratch, stream);
 }
 

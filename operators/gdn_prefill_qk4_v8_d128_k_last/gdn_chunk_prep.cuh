@@ -321,29 +321,32 @@ __device__ __forceinline__ void prep_solve(const PrepSmem& sm, const ChunkParts&
   }
 }
 
-// The block's chunk (sm.tok0, sm.len) by warp 0, for every thread; false past the last chunk
-// (max_chunks over-counts), the same for the whole block.
-__device__ __forceinline__ bool prep_find(const PrefillArgs& p, int num_seqs, PrepSmem& sm) {
+// The block's chunk (first token tok0, length L) by warp 0, for every thread through shared
+// memory; false past the last chunk (max_chunks over-counts), the same for the whole block.
+__device__ __forceinline__ bool prep_find(const PrefillArgs& p, int num_seqs, PrepSmem& sm, int64_t& tok0,
+                                          int& L) {
   if (threadIdx.x < 32) {
-    int64_t tok0 = 0;
-    int L = 0;
-    if (!find_chunk_warp(p.cu_seqlens, num_seqs, blockIdx.x, tok0, L)) L = 0;
+    int64_t t0 = 0;
+    int len = 0;
+    if (!find_chunk_warp(p.cu_seqlens, num_seqs, blockIdx.x, t0, len)) len = 0;
     if (threadIdx.x == 0) {
-      sm.tok0 = tok0;
-      sm.len = L;
+      sm.tok0 = t0;
+      sm.len = len;
     }
   }
   __syncthreads();
-  return sm.len > 0;
+  tok0 = sm.tok0;
+  L = sm.len;
+  return L != 0;
 }
 
 // The chunk's log-decays and betas (zeros for padded tokens: no decay, no write).
-__device__ __forceinline__ void prep_gates(const PrefillArgs& p, PrepSmem& sm, int h) {
+__device__ __forceinline__ void prep_gates(const PrefillArgs& p, PrepSmem& sm, int64_t tok0, int L, int h) {
   if (threadIdx.x < kC) {
     const int t = threadIdx.x;
     float l = 0.f, be = 0.f;
-    if (t < sm.len) {
-      const int64_t vh = (sm.tok0 + t) * GDN_NUM_V_HEADS + h;
+    if (t < L) {
+      const int64_t vh = (tok0 + t) * GDN_NUM_V_HEADS + h;
       l = -expf(p.A_log[h]) * gdn_softplus(__bfloat162float(p.a[vh]) + p.dt_bias[h]);
       be = gdn_beta(__bfloat162float(p.b[vh]));
     }
@@ -356,18 +359,20 @@ __global__ void __launch_bounds__(kPrepThreads)
     chunk_prep_kernel(PrefillArgs p, int num_seqs, char* scratch) {
   extern __shared__ float4 prep_smem[];
   PrepSmem& sm = *reinterpret_cast<PrepSmem*>(prep_smem);
-  if (!prep_find(p, num_seqs, sm)) return;  // block-uniform
+  int64_t tok0;
+  int L;
+  if (!prep_find(p, num_seqs, sm, tok0, L)) return;  // block-uniform
   const int h = blockIdx.y;
   const ChunkParts out = chunk_parts(scratch, blockIdx.x, h);
-  prep_gates(p, sm, h);
-  prep_load_kqv(p, sm, out, sm.tok0, sm.len, h);
+  prep_gates(p, sm, tok0, L, h);
+  prep_load_kqv(p, sm, out, tok0, L, h);
   __syncthreads();
   if (threadIdx.x < 32) prep_cumsum(sm.lg);
   __syncthreads();
   prep_products(sm, out.p);
   if (threadIdx.x < kC) out.lg[threadIdx.x] = sm.lg[threadIdx.x];
   __syncthreads();
-  prep_solve(sm, out, sm.len);
+  prep_solve(sm, out, L);
 }
 
 }  // namespace gdn_chunk_tc

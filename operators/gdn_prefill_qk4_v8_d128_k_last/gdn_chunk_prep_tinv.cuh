@@ -146,11 +146,13 @@ __global__ void __launch_bounds__(kPrepThreads, 2)
   extern __shared__ float4 prep_tinv_smem[];
   PrepTinvSmem& sm = *reinterpret_cast<PrepTinvSmem*>(prep_tinv_smem);
   PrepSmem& b = sm.base;
-  if (!prep_find(p, num_seqs, b)) return;  // block-uniform
+  int64_t tok0;
+  int L;
+  if (!prep_find(p, num_seqs, b, tok0, L)) return;  // block-uniform
   const int h = blockIdx.y;
   const ChunkParts out = chunk_parts(scratch, blockIdx.x, h);
-  prep_gates(p, b, h);
-  prep_load_kqv(p, b, out, b.tok0, b.len, h);
+  prep_gates(p, b, tok0, L, h);
+  prep_load_kqv(p, b, out, tok0, L, h);
   __syncthreads();
   if (threadIdx.x < 32) prep_cumsum(b.lg);
   __syncthreads();

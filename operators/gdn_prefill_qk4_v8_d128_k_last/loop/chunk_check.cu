@@ -1,5 +1,7 @@
-// chunk_check: the chunked candidates (chunk_tc = run<1>, chunk_ksplit = run<2> of
-// gdn_chunk_pass.cuh) against lane8 (shipped, the reference here) on a GPU, with where they
+// chunk_check: the chunked candidates (chunk_tc = run<1>, chunk_ksplit = run<2>,
+// ksplit_rows16 = run<2, launch_prep, true>, ksplit_tinv = run<2, launch_prep_tinv, true> of
+// gdn_chunk_pass.cuh, and the lean pass with kSplit 1) against lane8 (the reference here) on a
+// GPU, with where they
 // differ and how long each kernel takes. The loop says pass or fail and the largest error;
 // this says which tokens, v heads, V rows or chunks are wrong, to fix a kernel in one device
 // call. From the repository root:
@@ -188,7 +190,7 @@ void print_counts(const char* what, const std::vector<long>& counts) {
 }
 
 // The chunked path's two kernels timed apart (CUDA events, median of 20 calls after 3).
-template <int kSplit, gdn_chunk_tc::PrepLauncher kPrep>
+template <int kSplit, gdn_chunk_tc::PrepLauncher kPrep, bool kLean>
 void time_kernels(const Inputs& in, const Outputs& out) {
   using namespace gdn_chunk_tc;
   gdn_lane8::PrefillArgs args = in.args;
@@ -205,7 +207,7 @@ void time_kernels(const Inputs& in, const Outputs& out) {
     CHECK(cudaEventRecord(events[0]));
     kPrep(args, in.seqs, chunks, scratch, nullptr);
     CHECK(cudaEventRecord(events[1]));
-    launch_pass_for<kSplit>(args, in.seqs, scratch, nullptr);
+    launch_pass_for<kSplit, kLean>(args, in.seqs, scratch, nullptr);
     CHECK(cudaEventRecord(events[2]));
     CHECK(cudaEventSynchronize(events[2]));
     float a = 0, b = 0;
@@ -224,15 +226,15 @@ void time_kernels(const Inputs& in, const Outputs& out) {
   CHECK(cudaFree(scratch));
 }
 
-// kPrep: the chunked candidates' preparations (launch_prep: chunk_tc, chunk_ksplit,
-// ksplit_rows16; launch_prep_tinv: ksplit_tinv).
-template <int kSplit, gdn_chunk_tc::PrepLauncher kPrep = gdn_chunk_tc::launch_prep>
+// The chunked candidates: chunk_tc <1>, chunk_ksplit <2>, ksplit_rows16 <2, launch_prep, lean>,
+// ksplit_tinv <2, launch_prep_tinv, lean>, and the lean pass with kSplit 1.
+template <int kSplit, gdn_chunk_tc::PrepLauncher kPrep = gdn_chunk_tc::launch_prep, bool kLean = false>
 bool check(const Case& c, const Inputs& in, const Outputs& ref, const char* prep = "") {
   Outputs got = make_outputs(in);
   gdn_lane8::PrefillArgs args = in.args;
   args.out = got.out;
   args.new_state = got.state;
-  gdn_chunk_tc::run<kSplit, kPrep>(args, in.seqs, in.total, nullptr);
+  gdn_chunk_tc::run<kSplit, kPrep, kLean>(args, in.seqs, in.total, nullptr);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   const Diff d = compare(in, ref, got);
@@ -244,7 +246,7 @@ bool check(const Case& c, const Inputs& in, const Outputs& ref, const char* prep
     print_counts("v head", d.by_head);
     print_counts("16-row V group", d.by_group);
   }
-  if (in.total >= 1024) time_kernels<kSplit, kPrep>(in, got);
+  if (in.total >= 1024) time_kernels<kSplit, kPrep, kLean>(in, got);
   CHECK(cudaFree(got.out));
   CHECK(cudaFree(got.state));
   return ok;
@@ -290,7 +292,9 @@ int main(int argc, char** argv) {
     CHECK(cudaDeviceSynchronize());
     ok = check<1>(c, in, ref) && ok;
     ok = check<2>(c, in, ref) && ok;
-    ok = check<2, gdn_chunk_tc::launch_prep_tinv>(c, in, ref, " tinv") && ok;
+    ok = check<1, gdn_chunk_tc::launch_prep, true>(c, in, ref, " lean") && ok;
+    ok = check<2, gdn_chunk_tc::launch_prep, true>(c, in, ref, " lean") && ok;
+    ok = check<2, gdn_chunk_tc::launch_prep_tinv, true>(c, in, ref, " lean tinv") && ok;
     for (void* p : in.owned) CHECK(cudaFree(p));
     CHECK(cudaFree(ref.out));
     CHECK(cudaFree(ref.state));

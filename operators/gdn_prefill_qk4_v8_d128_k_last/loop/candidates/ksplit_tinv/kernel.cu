@@ -16,7 +16,7 @@ void gdn_prefill_ksplit_tinv(const DLTensor* q, const DLTensor* k, const DLTenso
                              const DLTensor* A_log, const DLTensor* a, const DLTensor* dt_bias,
                              const DLTensor* b, const DLTensor* cu_seqlens, float scale, DLTensor* output,
                              DLTensor* new_state, kh_stream_t stream) {
-  gdn_chunk_tc::run<2, gdn_chunk_tc::launch_prep_tinv>(
+  gdn_chunk_tc::run<2, gdn_chunk_tc::launch_prep_tinv, true>(
       gdn_lane8::prefill_args(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_state),
       cu_seqlens->shape[0] - 1, q->shape[0], stream);
 }
