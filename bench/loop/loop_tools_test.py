@@ -36,6 +36,69 @@ def candidate(root: pathlib.Path, folder: str, name: str, stage: str, sources=("
         "entry_point": f"kernel.cu::{name}", "sources": list(sources)}))
 
 
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+def solution(name: str, text: str) -> dict:
+    return {"name": name, "definition": DEF, "author": "t", "description": "d",
+            "spec": {"language": "cuda", "target_hardware": ["cuda"], "entry_point": f"kernel.cu::{name}",
+                     "dependencies": []},
+            "sources": [{"path": "kernel.cu", "content": text}]}
+
+
+@unittest.skipUnless(os.environ.get("KHARNESS_BIN") or (REPO / "build" / "kharness").exists(),
+                     "no kharness binary (KHARNESS_BIN, or build/kharness)")
+class SessionBestSolution(unittest.TestCase):
+    """session.sh's best_solution: the loop's best as its archive holds it, whatever the
+    candidates' folders say now."""
+
+    def best(self, out: pathlib.Path, target: pathlib.Path) -> subprocess.CompletedProcess:
+        binary = os.environ.get("KHARNESS_BIN") or str(REPO / "build" / "kharness")
+        (out / "build").mkdir()
+        (out / "build" / "kharness").symlink_to(binary)
+        function = subprocess.run(["sed", "-n", "/^best_solution()/,/^}/p", str(REPO / "bench/loop/session.sh")],
+                                  check=True, capture_output=True, text=True).stdout
+        script = f'OUT={out}\n{function}\nbest_solution {DEF} {target}'
+        return subprocess.run(["bash", "-c", script], cwd=out, capture_output=True, text=True)
+
+    def archive(self, out: pathlib.Path, solutions: list) -> None:
+        trace_set = out / "set"
+        write(trace_set / "definitions" / f"{DEF}.json", (REPO / "operators" / DEF / "definition.json").read_text())
+        for s in solutions:
+            write(trace_set / "solutions" / f"{s['name']}.json", json.dumps(s))
+        subprocess.run([os.environ.get("KHARNESS_BIN") or str(REPO / "build" / "kharness"), "archive", "import",
+                        str(trace_set), "--archive", str(out / f"loop_{DEF}"), "--quiet"], check=True,
+                       capture_output=True)
+
+    def test_the_archived_sources_not_the_candidates_folder(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp)
+            self.archive(out, [solution("x_fast", "// as the loop measured it\n"), solution("x_slow", "// other\n")])
+            write(out / f"loop_{DEF}.json", json.dumps({"best": {"name": "x_fast"}}))
+            run = self.best(out, out / "best.json")
+            self.assertEqual(run.returncode, 0, run.stderr)
+            got = json.loads((out / "best.json").read_text())
+            self.assertEqual(got["name"], "x_fast")
+            self.assertEqual(got["sources"][0]["content"], "// as the loop measured it\n")
+
+    def test_a_best_the_archive_lacks_is_an_error_not_a_rebuild(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp)
+            self.archive(out, [solution("x_fast", "// a\n")])
+            write(out / f"loop_{DEF}.json", json.dumps({"best": {"name": "x_missing"}}))
+            run = self.best(out, out / "best.json")
+            self.assertNotEqual(run.returncode, 0)
+            self.assertIn("x_missing", run.stderr)
+
+    def test_the_baseline_kept_means_no_solution(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp)
+            write(out / f"loop_{DEF}.json", json.dumps({"best": {"name": f"{DEF}_baseline_cuda"}}))
+            run = self.best(out, out / "best.json")
+            self.assertEqual(run.returncode, 1)
+            self.assertFalse((out / "best.json").exists())
+
+
 class Propose(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()

@@ -39,12 +39,23 @@ STEPS="$OUT/steps.txt"
 
 official=(--protocol official --trials 3 --timing-trials 3 --warmup 10 --iterations 50)
 
-# The solution JSON of the loop's best, or nothing when the loop kept the baseline.
+# The solution JSON of the loop's best as the loop's archive holds it, or nothing when the loop
+# kept the baseline. Exported from the archive, not rebuilt from operators/D/loop/candidates:
+# the headers a candidate shares with others may have changed since the loop measured it.
 best_solution() {  # best_solution D FILE
-  local best
+  local best set found
   best=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["best"]["name"])' "$OUT/loop_$1.json") || return 1
   [[ $best == *_baseline_cuda ]] && return 1
-  python3 bench/loop/candidate_solution.py "operators/$1/loop/candidates" "$best" >"$2"
+  set=$(mktemp -d) || return 1
+  build/kharness archive export --archive "$OUT/loop_$1" --native --definition "$1" "$set/out" >/dev/null &&
+    found=$(find "$set/out/solutions" -name "$best.json")
+  if [ "$(printf '%s' "$found" | grep -c .)" != 1 ]; then
+    echo "best_solution: not exactly one solution named $best in $OUT/loop_$1" >&2
+    rm -rf "$set"
+    return 2
+  fi
+  cp "$found" "$2"
+  rm -rf "$set"
 }
 
 # The solution JSON of what D ships (operators/D/loop/shipped), or nothing when it ships its
