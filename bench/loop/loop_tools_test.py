@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import unittest.mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import candidate_solution  # noqa: E402
@@ -97,6 +98,47 @@ class SessionBestSolution(unittest.TestCase):
             run = self.best(out, out / "best.json")
             self.assertEqual(run.returncode, 1)
             self.assertFalse((out / "best.json").exists())
+
+
+sys.path.insert(0, str(REPO / "operators" / "gdn_prefill_qk4_v8_d128_k_last" / "loop"))
+import dispatch_threshold  # noqa: E402
+
+
+class DispatchThreshold(unittest.TestCase):
+    """gdn_prefill's loop/dispatch_threshold.py: the hand-over rule from two sweeps."""
+
+    def sweep(self, path: pathlib.Path, rows) -> None:
+        with open(path, "w") as f:
+            for uuid, total, seqs, us in rows:
+                f.write(json.dumps({"workload": {"uuid": uuid, "axes": {"total_seq_len": total, "num_seqs": seqs}},
+                                    "evaluation": {"status": "PASSED" if us else "RUNTIME_ERROR",
+                                                   "performance": {"latency_ms": (us or 0) / 1e3}}}) + "\n")
+
+    def test_the_rule_that_sends_short_batches_to_lane8_wins(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            lane, chunked = pathlib.Path(tmp, "lane.jsonl"), pathlib.Path(tmp, "chunked.jsonl")
+            # mean 10 tokens a sequence: lane8 16 us, the chunked path 40; mean 100: 300 against 100
+            self.sweep(lane, [("a", 130, 13, 16.0), ("b", 1000, 10, 300.0), ("c", 50, 1, None)])
+            self.sweep(chunked, [("a", 130, 13, 40.0), ("b", 1000, 10, 100.0), ("c", 50, 1, 9.0)])
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out), unittest.mock.patch.object(
+                    sys, "argv", ["dispatch_threshold.py", str(lane), str(chunked), "--json"]):
+                self.assertEqual(dispatch_threshold.main(), 0)
+            got = json.loads(out.getvalue())
+            self.assertEqual(got["workloads"], 2)  # "c" failed in one sweep
+            self.assertAlmostEqual(got["current"]["mean_us"], (40.0 + 100.0) / 2)
+            self.assertAlmostEqual(got["oracle_mean_us"], (16.0 + 100.0) / 2)
+            best = got["grid"][0]
+            self.assertAlmostEqual(best["mean_us"], (16.0 + 100.0) / 2)
+            self.assertTrue(10 < best["mean"] <= 100 or best["total"] >= 130)
+
+    def test_a_file_that_is_not_traces_names_itself(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            bad = pathlib.Path(tmp, "bad.jsonl")
+            bad.write_text('{"x": 1}\n')
+            with self.assertRaises(SystemExit) as raised:
+                dispatch_threshold.latencies(str(bad))
+            self.assertIn("bad.jsonl:1", str(raised.exception))
 
 
 class Propose(unittest.TestCase):

@@ -477,13 +477,16 @@ void launch_pass_for(const PrefillArgs& args, int64_t num_seqs, char* scratch, c
 // on one sequence of 90 (~0.25-0.28 us a token of the longest), where the chunked path is
 // estimated at ~8-10 us fixed (two launches, one wave of each) plus ~1 us a chunk.
 // kPrep launches the preparation (launch_prep, or launch_prep_tinv of gdn_chunk_prep_tinv.cuh);
-// kLean picks the lean pass (launch_pass_for).
+// kLean picks the lean pass (launch_pass_for); kLaneMean and kLaneTotal move the hand-over to
+// lane8 (on the H200 the chunked path's fixed cost made 24 and 128 the better rule over the
+// contest's workloads: loop/dispatch_threshold.py).
 using PrepLauncher = void (*)(const PrefillArgs&, int64_t, int64_t, char*, cudaStream_t);
 
-template <int kSplit, PrepLauncher kPrep = launch_prep, bool kLean = false>
+template <int kSplit, PrepLauncher kPrep = launch_prep, bool kLean = false, int kLaneMean = 8,
+          int kLaneTotal = 32>
 void run(const PrefillArgs& args, int64_t num_seqs, int64_t total, cudaStream_t stream) {
   if (num_seqs <= 0) return;
-  if (total < 8 * num_seqs || total <= 32) {
+  if (total < kLaneMean * num_seqs || total <= kLaneTotal) {
     gdn_lane8::launch(args, num_seqs, stream);
     return;
   }
