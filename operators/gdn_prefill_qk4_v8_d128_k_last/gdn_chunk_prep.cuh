@@ -355,15 +355,14 @@ __device__ __forceinline__ void prep_gates(const PrefillArgs& p, PrepSmem& sm, i
   }
 }
 
-__global__ void __launch_bounds__(kPrepThreads)
-    chunk_prep_kernel(PrefillArgs p, int num_seqs, char* scratch) {
-  extern __shared__ float4 prep_smem[];
-  PrepSmem& sm = *reinterpret_cast<PrepSmem*>(prep_smem);
+// The steps both preparations share: the block's chunk, its gates, k, q and v, the log-decay
+// prefix, A and P (K K^T, Q K^T); false past the last chunk (block-uniform).
+__device__ __forceinline__ bool prep_front(const PrefillArgs& p, int num_seqs, PrepSmem& sm, char* scratch,
+                                           ChunkParts& out, int& L) {
   int64_t tok0;
-  int L;
-  if (!prep_find(p, num_seqs, sm, tok0, L)) return;  // block-uniform
+  if (!prep_find(p, num_seqs, sm, tok0, L)) return false;
   const int h = blockIdx.y;
-  const ChunkParts out = chunk_parts(scratch, blockIdx.x, h);
+  out = chunk_parts(scratch, blockIdx.x, h);
   prep_gates(p, sm, tok0, L, h);
   prep_load_kqv(p, sm, out, tok0, L, h);
   __syncthreads();
@@ -372,6 +371,16 @@ __global__ void __launch_bounds__(kPrepThreads)
   prep_products(sm, out.p);
   if (threadIdx.x < kC) out.lg[threadIdx.x] = sm.lg[threadIdx.x];
   __syncthreads();
+  return true;
+}
+
+__global__ void __launch_bounds__(kPrepThreads)
+    chunk_prep_kernel(PrefillArgs p, int num_seqs, char* scratch) {
+  extern __shared__ float4 prep_smem[];
+  PrepSmem& sm = *reinterpret_cast<PrepSmem*>(prep_smem);
+  ChunkParts out;
+  int L;
+  if (!prep_front(p, num_seqs, sm, scratch, out, L)) return;  // block-uniform
   prep_solve(sm, out, L);
 }
 

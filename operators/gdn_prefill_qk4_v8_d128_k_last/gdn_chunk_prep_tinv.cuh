@@ -145,20 +145,9 @@ __global__ void __launch_bounds__(kPrepThreads, 2)
     chunk_prep_tinv_kernel(PrefillArgs p, int num_seqs, char* scratch) {
   extern __shared__ float4 prep_tinv_smem[];
   PrepTinvSmem& sm = *reinterpret_cast<PrepTinvSmem*>(prep_tinv_smem);
-  PrepSmem& b = sm.base;
-  int64_t tok0;
+  ChunkParts out;
   int L;
-  if (!prep_find(p, num_seqs, b, tok0, L)) return;  // block-uniform
-  const int h = blockIdx.y;
-  const ChunkParts out = chunk_parts(scratch, blockIdx.x, h);
-  prep_gates(p, b, tok0, L, h);
-  prep_load_kqv(p, b, out, tok0, L, h);
-  __syncthreads();
-  if (threadIdx.x < 32) prep_cumsum(b.lg);
-  __syncthreads();
-  prep_products(b, out.p);
-  if (threadIdx.x < kC) out.lg[threadIdx.x] = b.lg[threadIdx.x];
-  __syncthreads();
+  if (!prep_front(p, num_seqs, sm.base, scratch, out, L)) return;  // block-uniform
   tinv_invert(sm);
   tinv_operands(sm);
   __syncthreads();
