@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Whether a candidate still compiles to the PTX the loop measured, kernel by kernel.
+
+    python3 bench/loop/same_ptx.py COMMIT operators/D/loop/candidates/NAME [MORE...]
+
+For each candidate folder, compiles its kernel.cu to PTX for sm_90a twice with nvcc: from
+the operator's folder at COMMIT (git archive) and from the working tree, with the
+operator's folder and include/ on the include path. Then compares every kernel of the old
+PTX with the new one of the same name (a bool template argument added since, such as
+`Lb0E`, is allowed), with the mangled names, branch labels and virtual register numbers
+renumbered in order of appearance: the same instructions on the same operands. Exit 0 when
+every old kernel has its twin. Use it after moving a promoted candidate's code into shared
+headers: what ships must be what the loop measured.
+"""
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def kernels(ptx: str) -> dict:
+    return {m.group(1): m.group(0) for m in re.finditer(r"\.entry (\S+)\((.*?)\n\}\n", ptx, re.S)}
+
+
+def canonical(body: str) -> str:
+    body = re.sub(r"_Z\w+", "NAME", body)
+    body = re.sub(r"\$L__BB\d+_", "$L__BB_", body)
+    seen: dict = {}
+
+    def rename(m):
+        reg = m.group(0)
+        kind = re.match(r"%[a-z]+", reg).group(0)
+        names = seen.setdefault(kind, {})
+        return names.setdefault(reg, f"{kind}{len(names)}")
+
+    body = re.sub(r"%(rd|rs|fd|r|f|p|hh|h)\d+", rename, body)
+    return re.sub(r"\.reg .*;", "", body)
+
+
+def ptx(kernel_cu: Path, operator: Path, out: Path) -> str:
+    subprocess.run(["nvcc", "-std=c++17", "-O2", "-arch=sm_90a", "-ptx", "-I", str(REPO / "include"), "-I",
+                    str(operator), "-o", str(out), str(kernel_cu)], check=True)
+    return out.read_text()
+
+
+def compare(commit: str, candidate: Path, tmp: Path) -> list:
+    candidate = candidate.resolve()
+    operator = candidate.parents[2]
+    rel = operator.relative_to(REPO)
+    old_root = tmp / "old"
+    old_root.mkdir(exist_ok=True)
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", commit, str(rel)], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "x", "-C", str(old_root)], input=archive, check=True)
+    old_operator = old_root / rel
+    old = kernels(ptx(old_operator / candidate.relative_to(operator) / "kernel.cu", old_operator, tmp / "old.ptx"))
+    new = kernels(ptx(candidate / "kernel.cu", operator, tmp / "new.ptx"))
+    missing = []
+    for name, body in old.items():
+        twins = [n for n in new if re.sub(r"Lb[01]E", "", n) == name or n == name]
+        if not any(canonical(new[n]) == canonical(body) for n in twins):
+            missing.append(name)
+    print(f"{candidate.name}: {len(old) - len(missing)} of {len(old)} kernels the same PTX as at {commit}")
+    for name in missing:
+        print(f"  differs or missing: {name}")
+    return missing
+
+
+def main() -> int:
+    if len(sys.argv) < 3 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help") else 2
+    failed = False
+    for folder in sys.argv[2:]:
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                failed |= bool(compare(sys.argv[1], Path(folder), Path(tmp)))
+            except (subprocess.CalledProcessError, FileNotFoundError, ValueError) as e:
+                print(f"{folder}: {e}", file=sys.stderr)
+                failed = True
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
