@@ -401,18 +401,10 @@ struct LaunchConfig {
   int sms = 132;
 };
 
-template <int kWarps, int kSplit>
-void allow_pass_smem() {
-  cudaFuncSetAttribute(chunk_pass_kernel<kWarps, kSplit, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                       sizeof(PassSmem<kWarps, kSplit>));
-  cudaFuncSetAttribute(chunk_pass_kernel<kWarps, kSplit, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                       sizeof(PassSmem<kWarps, kSplit>));
-}
-
-// Once per process: shared-memory limits, the SM count, and a memory pool that keeps its
-// memory between calls (so the scratch is not re-mapped on every call).
-template <int kSplit>
-const LaunchConfig& launch_config() {
+// Once per process: the SM count, and a memory pool that keeps its memory between calls (so the
+// scratch is not re-mapped on every call). Each launcher raises its own kernel's shared-memory
+// limit (allow_smem), so only the kernels a call runs are touched.
+inline const LaunchConfig& launch_config() {
   static LaunchConfig config;
   if (!config.ready) {
     int device = 0;
@@ -424,10 +416,6 @@ const LaunchConfig& launch_config() {
         cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);
       }
     }
-    cudaFuncSetAttribute(chunk_prep_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, sizeof(PrepSmem));
-    allow_pass_smem<kSplit, kSplit>();
-    allow_pass_smem<2 * kSplit, kSplit>();
-    allow_pass_smem<4 * kSplit, kSplit>();
     config.ready = true;
   }
   return config;
@@ -436,21 +424,13 @@ const LaunchConfig& launch_config() {
 template <int kWarps, int kSplit, bool kLean>
 void launch_pass(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaStream_t stream) {
   using Shape = PassShape<kWarps, kSplit>;
+  static const bool allowed =
+      allow_smem(chunk_pass_kernel<kWarps, kSplit, kLean>, sizeof(PassSmem<kWarps, kSplit>));
+  (void)allowed;
   const unsigned blocks = static_cast<unsigned>(num_seqs * GDN_NUM_V_HEADS * Shape::kSlices);
   chunk_pass_kernel<kWarps, kSplit, kLean>
       <<<blocks, Shape::kThreads, sizeof(PassSmem<kWarps, kSplit>), stream>>>(
           args, static_cast<int>(num_seqs), scratch);
-}
-
-// The call's steps, also timed apart by loop/chunk_check.cu.
-inline int64_t max_chunks(int64_t total, int64_t num_seqs) {  // >= the sum over sequences of ceil(len / 64)
-  return (total + kC - 1) / kC + num_seqs;
-}
-
-inline void launch_prep(const PrefillArgs& args, int64_t num_seqs, int64_t chunks, char* scratch,
-                        cudaStream_t stream) {
-  chunk_prep_kernel<<<dim3(static_cast<unsigned>(chunks), GDN_NUM_V_HEADS), kPrepThreads, sizeof(PrepSmem),
-                      stream>>>(args, static_cast<int>(num_seqs), scratch);
 }
 
 // 32 V rows a block while one wave of blocks covers the SMs, 64 beyond that (as promoted). The
@@ -459,10 +439,12 @@ inline void launch_prep(const PrefillArgs& args, int64_t num_seqs, int64_t chunk
 template <int kSplit, bool kLean = false>
 void launch_pass_for(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaStream_t stream) {
   const int64_t heads = num_seqs * GDN_NUM_V_HEADS;
-  const int sms = launch_config<kSplit>().sms;
-  if (kLean && heads * (kDim / 16) <= sms) {
-    launch_pass<kSplit, kSplit, kLean>(args, num_seqs, scratch, stream);
-  } else if (heads * (kDim / 32) <= sms) {
+  const int sms = launch_config().sms;
+  if constexpr (kLean) {
+    if (heads * (kDim / 16) <= sms)
+      return launch_pass<kSplit, kSplit, kLean>(args, num_seqs, scratch, stream);
+  }
+  if (heads * (kDim / 32) <= sms) {
     launch_pass<2 * kSplit, kSplit, kLean>(args, num_seqs, scratch, stream);
   } else {
     launch_pass<4 * kSplit, kSplit, kLean>(args, num_seqs, scratch, stream);
@@ -490,7 +472,7 @@ void run(const PrefillArgs& args, int64_t num_seqs, int64_t total, cudaStream_t 
     gdn_lane8::launch(args, num_seqs, stream);
     return;
   }
-  launch_config<kSplit>();  // the kernels' shared-memory limits, before the first launch
+  launch_config();  // the memory pool, before the first allocation
   const int64_t chunks = max_chunks(total, num_seqs);
   char* scratch = nullptr;
   if (cudaMallocAsync(reinterpret_cast<void**>(&scratch), static_cast<size_t>(chunks * kChunkBytes),

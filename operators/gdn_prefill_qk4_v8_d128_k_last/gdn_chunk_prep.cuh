@@ -109,6 +109,14 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
 
+// Raises a kernel's dynamic shared-memory limit; each launcher calls it through a function-local
+// static, so once per process and kernel, before the kernel's first launch.
+template <class Kernel>
+inline bool allow_smem(Kernel kernel, size_t bytes) {
+  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)) ==
+         cudaSuccess;
+}
+
 __device__ __forceinline__ int chunks_of(const int64_t* cu, int n) {
   return static_cast<int>((cu[n + 1] - cu[n] + kC - 1) / kC);
 }
@@ -382,6 +390,19 @@ __global__ void __launch_bounds__(kPrepThreads)
   int L;
   if (!prep_front(p, num_seqs, sm, scratch, out, L)) return;  // block-uniform
   prep_solve(sm, out, L);
+}
+
+// The call's steps, also timed apart by loop/chunk_check.cu.
+inline int64_t max_chunks(int64_t total, int64_t num_seqs) {  // >= the sum over sequences of ceil(len / 64)
+  return (total + kC - 1) / kC + num_seqs;
+}
+
+inline void launch_prep(const PrefillArgs& args, int64_t num_seqs, int64_t chunks, char* scratch,
+                        cudaStream_t stream) {
+  static const bool allowed = allow_smem(chunk_prep_kernel, sizeof(PrepSmem));
+  (void)allowed;
+  chunk_prep_kernel<<<dim3(static_cast<unsigned>(chunks), GDN_NUM_V_HEADS), kPrepThreads, sizeof(PrepSmem),
+                      stream>>>(args, static_cast<int>(num_seqs), scratch);
 }
 
 }  // namespace gdn_chunk_tc

@@ -156,10 +156,8 @@ __global__ void __launch_bounds__(kPrepThreads, 2)
 
 inline void launch_prep_tinv(const PrefillArgs& args, int64_t num_seqs, int64_t chunks, char* scratch,
                              cudaStream_t stream) {
-  static const bool ready =
-      cudaFuncSetAttribute(chunk_prep_tinv_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           sizeof(PrepTinvSmem)) == cudaSuccess;
-  (void)ready;
+  static const bool allowed = allow_smem(chunk_prep_tinv_kernel, sizeof(PrepTinvSmem));
+  (void)allowed;
   chunk_prep_tinv_kernel<<<dim3(static_cast<unsigned>(chunks), GDN_NUM_V_HEADS), kPrepThreads,
                            sizeof(PrepTinvSmem), stream>>>(args, static_cast<int>(num_seqs), scratch);
 }

@@ -196,7 +196,6 @@ void time_kernels(const Inputs& in, const Outputs& out) {
   gdn_lane8::PrefillArgs args = in.args;
   args.out = out.out;
   args.new_state = out.state;
-  launch_config<kSplit>();
   const int64_t chunks = max_chunks(in.total, in.seqs);
   char* scratch = nullptr;
   CHECK(cudaMalloc(&scratch, static_cast<size_t>(chunks * kChunkBytes)));
