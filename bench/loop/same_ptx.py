@@ -9,10 +9,13 @@ operator's folder and include/ on the include path. Then compares every kernel o
 PTX with the new one of the same name (a bool template argument added since, such as
 `Lb0E`, is allowed), with the mangled names, branch labels and virtual register numbers
 renumbered in order of appearance: the same instructions on the same operands. Exit 0 when
-every old kernel has its twin. Use it after moving a promoted candidate's code into shared
-headers: what ships must be what the loop measured.
+every old kernel has its twin, 1 when one has none, 77 (CTest's skip) without nvcc or without
+COMMIT in the repository's history (a shallow clone). Use it after moving a promoted
+candidate's code into shared headers: what ships must be what the loop measured.
 """
+import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -40,8 +43,12 @@ def canonical(body: str) -> str:
     return re.sub(r"\.reg .*;", "", body)
 
 
+def nvcc() -> str:
+    return shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.access("/usr/local/cuda/bin/nvcc", os.X_OK) else "")
+
+
 def ptx(kernel_cu: Path, operator: Path, out: Path) -> str:
-    subprocess.run(["nvcc", "-std=c++17", "-O2", "-arch=sm_90a", "-ptx", "-I", str(REPO / "include"), "-I",
+    subprocess.run([nvcc(), "-std=c++17", "-O2", "-arch=sm_90a", "-ptx", "-I", str(REPO / "include"), "-I",
                     str(operator), "-o", str(out), str(kernel_cu)], check=True)
     return out.read_text()
 
@@ -73,6 +80,14 @@ def main() -> int:
     if len(sys.argv) < 3 or sys.argv[1] in ("-h", "--help"):
         print(__doc__.strip())
         return 0 if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help") else 2
+    if not nvcc():
+        print("same_ptx.py: no nvcc (PATH or /usr/local/cuda/bin): skipped")
+        return 77
+    known = subprocess.run(["git", "-C", str(REPO), "cat-file", "-e", f"{sys.argv[1]}^{{commit}}"],
+                           capture_output=True)
+    if known.returncode != 0:
+        print(f"same_ptx.py: commit {sys.argv[1]} is not in this clone's history: skipped")
+        return 77
     failed = False
     for folder in sys.argv[2:]:
         with tempfile.TemporaryDirectory() as tmp:
