@@ -16,6 +16,7 @@ import unittest.mock
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import candidate_solution  # noqa: E402
 import propose  # noqa: E402
+import same_ptx  # noqa: E402
 import summary  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -330,6 +331,20 @@ class Shipped(unittest.TestCase):
                 ["nvcc", "-std=c++17", "-gencode=arch=compute_90a,code=sm_90a", "-I", str(root / "include"),
                  "-c", entry, "-o", "kernel.o"], cwd=d, capture_output=True, text=True)
             self.assertEqual(run.returncode, 0, f"{s['name']}: {run.stderr[-2000:]}")
+
+
+class SamePtx(unittest.TestCase):
+    def test_a_kernel_is_the_same_kernel_in_any_namespace(self):
+        # nvcc names an anonymous namespace after a hash of the file's path (two trees, two
+        # names), and a kernel moved into a shared header's namespace keeps its body.
+        here = "_ZN41_GLOBAL__N__83179ff2_9_kernel_cu_cab55b4716mma_score_kernelEPKhS1_PKfPKiS5_iiPf"
+        there = "_ZN41_GLOBAL__N__0d1e2f3a_9_kernel_cu_5f6e7d8c16mma_score_kernelEPKhS1_PKfPKiS5_iiPf"
+        named = "_ZN13dsa_mma_score16mma_score_kernelEPKhS1_PKfPKiS5_iiPf"
+        other = "_ZN41_GLOBAL__N__0d1e2f3a_9_kernel_cu_5f6e7d8c12fused_kernelEPKhS1_PKfPKiS5_iiPfPi"
+        self.assertEqual(same_ptx.plain(here), same_ptx.plain(there))
+        self.assertEqual(same_ptx.plain(here), same_ptx.plain(named))
+        self.assertNotEqual(same_ptx.plain(here), same_ptx.plain(other))
+        self.assertEqual(same_ptx.plain("_Z6kernelPf"), "_Z6kernelPf")  # no namespace: unchanged
 
 
 class TunerSet(unittest.TestCase):

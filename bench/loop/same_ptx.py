@@ -25,12 +25,25 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def kernels(ptx: str) -> dict:
-    return {m.group(1): m.group(0) for m in re.finditer(r"\.entry (\S+)\((.*?)\n\}\n", ptx, re.S)}
+    """Each kernel's body, with every module-scope variable it names (shared memory, static or
+    dynamic, and globals) replaced by its declaration: state space, alignment, type and size
+    belong to the kernel even though PTX declares them outside it."""
+    decls = {m.group(2): f"<{m.group(1)}{m.group(3) or ''}>" for m in re.finditer(
+        r"^((?:\.(?:extern|visible|weak) )*\.(?:shared|global|const) (?:\.align \d+ )?\.\w+) ([\w$]+)(\[\d*\])?",
+        ptx, re.M)}
+    out = {}
+    for m in re.finditer(r"\.entry (\S+)\((.*?)\n\}\n", ptx, re.S):
+        body = m.group(0)
+        for name in (n for n in decls if n in body):
+            body = re.sub(rf"(?<![\w$]){re.escape(name)}(?![\w$])", decls[name], body)
+        out[m.group(1)] = body
+    return out
 
 
 def canonical(body: str) -> str:
     body = re.sub(r"_Z\w+", "NAME", body)
     body = re.sub(r"\$L__BB\d+_", "$L__BB_", body)
+    body = re.sub(r"__local_depot\d+", "__local_depot", body)  # numbered by the kernel's place in the file
     seen: dict = {}
 
     def rename(m):
@@ -41,6 +54,25 @@ def canonical(body: str) -> str:
 
     body = re.sub(r"%(rd|rs|fd|r|f|p|hh|h)\d+", rename, body)
     return re.sub(r"\.reg .*;", "", body)
+
+
+def plain(name: str) -> str:
+    """A kernel's mangled name without its namespace: code moved from a candidate's anonymous
+    namespace (whose name carries a hash of the file's path) into a shared header's named one is
+    still the same kernel. Only the first component after `_ZN` goes; substitutions that refer
+    back to it (`S_`) keep their meaning, since it is one component either way."""
+    m = re.match(r"_ZN(\d+)", name)
+    if m:
+        rest = name[m.end() + int(m.group(1)):]
+        if rest[:1].isdigit():
+            return "_ZN" + "NS" + rest
+    return name
+
+
+def unflagged(name: str) -> str:
+    """plain(name) without its bool template arguments (`Lb0E`, `Lb1E`): a flag added since (with
+    its old behaviour as default) keeps the kernel; the bodies tell the variants apart."""
+    return re.sub(r"Lb[01]E", "", plain(name))
 
 
 def nvcc() -> str:
@@ -67,7 +99,7 @@ def compare(commit: str, candidate: Path, tmp: Path) -> list:
     new = kernels(ptx(candidate / "kernel.cu", operator, tmp / "new.ptx"))
     missing = []
     for name, body in old.items():
-        twins = [n for n in new if re.sub(r"Lb[01]E", "", n) == name or n == name]
+        twins = [n for n in new if unflagged(n) == unflagged(name)]
         if not any(canonical(new[n]) == canonical(body) for n in twins):
             missing.append(name)
     print(f"{candidate.name}: {len(old) - len(missing)} of {len(old)} kernels the same PTX as at {commit}")

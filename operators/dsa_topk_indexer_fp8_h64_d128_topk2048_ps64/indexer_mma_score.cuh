@@ -292,30 +292,40 @@ void launch_select(const float* scores, unsigned batch, size_t smem_bytes, const
                                                                out);
 }
 
+// The scores of every request into a stream-ordered [batch, max_pages * 64] buffer that the caller
+// frees after the selection, or nullptr when no row can be longer than kTopK (nothing to score).
+template <bool kPdl>
+float* launch_scores(const DLTensor* q_index_fp8, const DLTensor* k_index_cache_fp8, const DLTensor* weights,
+                     const DLTensor* seq_lens, const DLTensor* block_table, cudaStream_t stream) {
+  const int batch = static_cast<int>(q_index_fp8->shape[0]);
+  const int max_pages = static_cast<int>(block_table->shape[1]);
+  const int64_t capacity = int64_t{max_pages} * kPageTokens;
+  // Rows of at most kTopK tokens need no scores: without a longer possible row, no scoring at all.
+  if (capacity <= kTopK) return nullptr;
+  float* scores = nullptr;
+  cudaMallocAsync(reinterpret_cast<void**>(&scores), sizeof(float) * batch * capacity, stream);
+  // About 264 blocks (2 per SM) over the batch's page slots, 1..8 pages each (fp8_mma's).
+  const int64_t slots = int64_t{batch} * max_pages;
+  int64_t ppb = (slots + 263) / 264;
+  ppb = ppb < 1 ? 1 : (ppb > 8 ? 8 : ppb);
+  const dim3 grid(static_cast<unsigned>((max_pages + ppb - 1) / ppb), static_cast<unsigned>(batch));
+  mma_score_kernel<kPdl><<<grid, kScoreWarps * 32, 0, stream>>>(
+      static_cast<const uint8_t*>(q_index_fp8->data), static_cast<const uint8_t*>(k_index_cache_fp8->data),
+      static_cast<const float*>(weights->data), static_cast<const int32_t*>(seq_lens->data),
+      static_cast<const int32_t*>(block_table->data), max_pages, static_cast<int>(ppb), scores);
+  return scores;
+}
+
 template <bool kPdl>
 void run(const DLTensor* q_index_fp8, const DLTensor* k_index_cache_fp8, const DLTensor* weights,
          const DLTensor* seq_lens, const DLTensor* block_table, DLTensor* topk_indices, kh_stream_t stream) {
   const int batch = static_cast<int>(q_index_fp8->shape[0]);
   const int max_pages = static_cast<int>(block_table->shape[1]);
   if (batch == 0) return;
-  const int64_t capacity = int64_t{max_pages} * kPageTokens;
-  const int smem_keys = select_smem_keys(capacity);
+  const int smem_keys = select_smem_keys(int64_t{max_pages} * kPageTokens);
   const size_t smem_bytes = sizeof(float) * static_cast<size_t>(smem_keys);
   prepare_once<kPdl>();
-  float* scores = nullptr;
-  // Rows of at most kTopK tokens need no scores: without a longer possible row, no scoring at all.
-  if (capacity > kTopK) {
-    cudaMallocAsync(reinterpret_cast<void**>(&scores), sizeof(float) * batch * capacity, stream);
-    // About 264 blocks (2 per SM) over the batch's page slots, 1..8 pages each (fp8_mma's).
-    const int64_t slots = int64_t{batch} * max_pages;
-    int64_t ppb = (slots + 263) / 264;
-    ppb = ppb < 1 ? 1 : (ppb > 8 ? 8 : ppb);
-    const dim3 grid(static_cast<unsigned>((max_pages + ppb - 1) / ppb), static_cast<unsigned>(batch));
-    mma_score_kernel<kPdl><<<grid, kScoreWarps * 32, 0, stream>>>(
-        static_cast<const uint8_t*>(q_index_fp8->data), static_cast<const uint8_t*>(k_index_cache_fp8->data),
-        static_cast<const float*>(weights->data), static_cast<const int32_t*>(seq_lens->data),
-        static_cast<const int32_t*>(block_table->data), max_pages, static_cast<int>(ppb), scores);
-  }
+  float* scores = launch_scores<kPdl>(q_index_fp8, k_index_cache_fp8, weights, seq_lens, block_table, stream);
   launch_select<kPdl>(scores, static_cast<unsigned>(batch), smem_bytes,
                       static_cast<const int32_t*>(seq_lens->data),
                       static_cast<const int32_t*>(block_table->data), max_pages, smem_keys,

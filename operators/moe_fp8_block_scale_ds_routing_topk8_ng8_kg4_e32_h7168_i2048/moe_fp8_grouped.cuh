@@ -1,0 +1,153 @@
+// The call of the loop's fp8 MoE candidates (fp8mma, fp8wg): one stream-ordered scratch
+// allocation, routing (moe_routing.cuh), GEMM1 + SwiGLU and GEMM2 (moe_fp8_gemm.cuh) in the
+// configurations a candidate's Plan names for its call size, the cast to bf16. No host round trip.
+#pragma once
+
+#include <kharness/kernel.h>
+
+#include "moe_fp8_gemm.cuh"
+#include "moe_routing.cuh"
+
+namespace moe_fp8_grouped {
+
+struct Scratch {
+  int *counts, *cursors, *offsets, *pick_local, *row_token, *num_tiles;
+  int2* tiles;
+  float *pick_weight, *row_weight, *sum, *act_scale;
+  uint8_t* act;
+
+  int64_t layout(char* base, int local, int64_t picks, int64_t max_rows, int inter, int64_t outputs,
+                 int64_t max_tiles) {
+    int64_t used = 0;
+    auto carve = [&](auto*& ptr, int64_t count) {
+      ptr = base == nullptr ? nullptr : reinterpret_cast<std::remove_reference_t<decltype(ptr)>>(base + used);
+      used += (count * static_cast<int64_t>(sizeof(*ptr)) + 255) / 256 * 256;
+    };
+    carve(counts, 2 * local);  // counts and cursors side by side: one memset
+    cursors = base == nullptr ? nullptr : counts + local;
+    carve(offsets, local + 1);
+    carve(num_tiles, 1);
+    carve(tiles, max_tiles);
+    carve(pick_local, picks);
+    carve(pick_weight, picks);
+    carve(row_token, max_rows);
+    carve(row_weight, max_rows);
+    carve(sum, outputs);
+    carve(act_scale, max_rows * (inter / kQuant));
+    carve(act, max_rows * inter);
+    return used;
+  }
+};
+
+template <class C, bool kGemm1>
+void launch_gemm(const GemmArgs& a, int n_tiles_x, int max_tiles, cudaStream_t stream) {
+  static bool configured = false;  // per instantiation
+  if (!configured) {
+    cudaFuncSetAttribute(fp8_gemm<C, kGemm1>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmem);
+    configured = true;
+  }
+  fp8_gemm<C, kGemm1><<<dim3(n_tiles_x, max_tiles), C::kThreads, C::kSmem, stream>>>(a);
+}
+
+template <class C1, class C2>
+int run_moe(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTensor* hidden_states,
+            const DLTensor* hidden_states_scale, const DLTensor* gemm1_weights,
+            const DLTensor* gemm1_weights_scale, const DLTensor* gemm2_weights,
+            const DLTensor* gemm2_weights_scale, int32_t local_expert_offset, float routed_scaling_factor,
+            DLTensor* output, cudaStream_t stream) {
+  static_assert(C1::BM == C2::BM, "one tile list serves both GEMMs");
+  constexpr int BM = C1::BM;
+  const int tokens = static_cast<int>(routing_logits->shape[0]);
+  const int hidden = static_cast<int>(hidden_states->shape[1]);
+  const int local = static_cast<int>(gemm1_weights->shape[0]);
+  const int inter = static_cast<int>(gemm2_weights->shape[2]);
+  const int64_t picks = static_cast<int64_t>(tokens) * kTopK;
+  const int64_t max_rows = static_cast<int64_t>(tokens) * (local < kTopK ? local : kTopK);
+  const int64_t outputs = static_cast<int64_t>(tokens) * hidden;
+  // sum over experts of ceil(c_e / BM) <= (rows + nonempty * (BM - 1)) / BM, nonempty <= min(local, rows)
+  const int64_t nonempty = max_rows < local ? max_rows : local;
+  int64_t max_tiles = (max_rows + nonempty * (BM - 1)) / BM;
+  const int64_t per_expert = static_cast<int64_t>(local) * ((tokens + BM - 1) / BM);
+  if (per_expert < max_tiles) max_tiles = per_expert;
+  if (max_tiles < 1) max_tiles = 1;
+  if (max_tiles > 65535) return 1;
+
+  Scratch b{};
+  char* scratch = nullptr;
+  if (cudaMallocAsync(&scratch, b.layout(nullptr, local, picks, max_rows, inter, outputs, max_tiles),
+                      stream) != cudaSuccess)
+    return 1;
+  b.layout(scratch, local, picks, max_rows, inter, outputs, max_tiles);
+  cudaMemsetAsync(b.counts, 0, 2 * local * sizeof(int), stream);
+  cudaMemsetAsync(b.sum, 0, outputs * sizeof(float), stream);
+
+  route<<<(tokens + 3) / 4, 128, 0, stream>>>(
+      static_cast<const float*>(routing_logits->data), static_cast<const __nv_bfloat16*>(routing_bias->data),
+      tokens, local_expert_offset, local, routed_scaling_factor, b.pick_local, b.pick_weight, b.counts);
+  plan_tiles<<<1, 32, 0, stream>>>(b.counts, local, BM, static_cast<int>(max_tiles), b.offsets, b.tiles,
+                                   b.num_tiles);
+  assign_rows<<<static_cast<unsigned>((picks + 255) / 256), 256, 0, stream>>>(
+      b.pick_local, b.pick_weight, tokens, b.offsets, b.cursors, b.row_token, b.row_weight);
+
+  GemmArgs g1{};
+  g1.a = static_cast<const uint8_t*>(hidden_states->data);
+  g1.a_scale = static_cast<const float*>(hidden_states_scale->data);
+  g1.w = static_cast<const uint8_t*>(gemm1_weights->data);
+  g1.w_scale = static_cast<const float*>(gemm1_weights_scale->data);
+  g1.offsets = b.offsets;
+  g1.tiles = b.tiles;
+  g1.num_tiles = b.num_tiles;
+  g1.row_token = b.row_token;
+  g1.row_weight = b.row_weight;
+  g1.tokens = tokens;
+  g1.k_dim = hidden;
+  g1.n_out = inter;
+  g1.act = b.act;
+  g1.act_scale = b.act_scale;
+  launch_gemm<C1, true>(g1, inter / C1::BN, static_cast<int>(max_tiles), stream);
+
+  GemmArgs g2 = g1;
+  g2.a = b.act;
+  g2.a_scale = b.act_scale;
+  g2.w = static_cast<const uint8_t*>(gemm2_weights->data);
+  g2.w_scale = static_cast<const float*>(gemm2_weights_scale->data);
+  g2.k_dim = inter;
+  g2.n_out = hidden;
+  g2.act = nullptr;
+  g2.act_scale = nullptr;
+  g2.sum = b.sum;
+  launch_gemm<C2, false>(g2, hidden / C2::BN, static_cast<int>(max_tiles), stream);
+
+  const int64_t n4 = outputs / 4;  // H = 7168 is a multiple of 4
+  int64_t blocks = (n4 + 255) / 256;
+  if (blocks > 4096) blocks = 4096;
+  to_bf16<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(reinterpret_cast<const float4*>(b.sum), n4,
+                                                             static_cast<uint2*>(output->data));
+  cudaFreeAsync(scratch, stream);
+  return 0;
+}
+
+// The entry's body. Plan: the GEMM1 / GEMM2 configurations for T <= 128 (G1Small, G2Small),
+// T <= 2048 (G1Mid, G2Mid) and above (G1Large, G2Large). 1 for shapes these kernels are not for.
+template <class Plan>
+int run(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTensor* hidden_states,
+        const DLTensor* hidden_states_scale, const DLTensor* gemm1_weights,
+        const DLTensor* gemm1_weights_scale, const DLTensor* gemm2_weights,
+        const DLTensor* gemm2_weights_scale, int32_t local_expert_offset, float routed_scaling_factor,
+        DLTensor* output, cudaStream_t stream) {
+  const int tokens = static_cast<int>(routing_logits->shape[0]);
+  if (tokens == 0) return 0;
+  // Shapes this kernel is written for (H, I multiples of 128, 256 experts).
+  if (routing_logits->shape[1] != 256 || hidden_states->shape[1] != kH || gemm2_weights->shape[2] != kI ||
+      gemm1_weights->shape[1] != 2 * kI)
+    return 1;
+#define KH_MOE_ARGS                                                                                     \
+  routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale, \
+      gemm2_weights, gemm2_weights_scale, local_expert_offset, routed_scaling_factor, output, stream
+  if (tokens <= 128) return run_moe<typename Plan::G1Small, typename Plan::G2Small>(KH_MOE_ARGS);
+  if (tokens <= 2048) return run_moe<typename Plan::G1Mid, typename Plan::G2Mid>(KH_MOE_ARGS);
+  return run_moe<typename Plan::G1Large, typename Plan::G2Large>(KH_MOE_ARGS);
+#undef KH_MOE_ARGS
+}
+
+}  // namespace moe_fp8_grouped
