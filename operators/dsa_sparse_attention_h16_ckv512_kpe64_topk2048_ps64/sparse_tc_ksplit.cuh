@@ -1,10 +1,10 @@
 // The split-K tensor-core sparse attention of the loop's candidate tc_ksplit, shared by the
-// candidates built on it (loop/candidates/tc_ksplit, ksplit_pdl): a split kernel per (token,
-// split of its index list) and a combine kernel per (token, head, quarter of the 512 dims).
-// run<false> is tc_ksplit as the loop promoted it; run<true> launches the combine as the
-// split grid's programmatic dependent (PDL). The algorithm's notes: tc_ksplit/kernel.cu.
+// candidates built on it (loop/candidates/tc_ksplit, ksplit_pdl, cluster_reduce): a split kernel
+// per (token, split of its index list) and a combine kernel per (token, head, quarter of the 512
+// dims). Their launches are sparse_tc_ksplit_run.cuh's. The algorithm's notes: tc_ksplit/kernel.cu.
 #pragma once
 
+#include <cooperative_groups.h>
 #include <cuda_bf16.h>
 #include <kharness/kernel.h>
 
@@ -141,7 +141,78 @@ __device__ void stage_tile(const Args& a, const int32_t* rows, int n, __nv_bfloa
   commit_async();
 }
 
-template <bool kPdl>
+// kClusterSplits consecutive splits of a token form a thread-block cluster when kClusterReduce:
+// they merge their partials through distributed shared memory before any goes to global memory
+// (cluster_reduce_partials below).
+constexpr int kClusterSplits = 8;
+constexpr int kClusterDims = kDimV / kClusterSplits;  // 64: each block of a cluster merges these
+static_assert(kHeads * kDimV * sizeof(float) <= 2 * kTileBytes, "the partial O fits in the tile buffers");
+
+// The cluster's kClusterSplits partials (o: this block's, in the mma C layout; m, l: head sh's
+// running max and this thread's share of its sum) merged into one: block r of the cluster writes
+// dims [64 r, 64 r + 64) of every head of partial t * (splits / 8) + split / 8, block 0 its m and l.
+// Every block first puts its O into its (now idle) tile buffers and its m, l beside them; the
+// reads of other blocks' shared memory lie between two cluster barriers, so no block leaves while
+// another may still read it.
+__device__ void cluster_reduce_partials(const Args& a, int64_t t, int split, const float (&o)[kNTiles][4],
+                                        float m, float l, unsigned char* smem, float (&head_ml)[2][kHeads]) {
+  namespace cg = cooperative_groups;
+  const int lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
+  const int g = lane >> 2;
+  const int tg = lane & 3;
+  const int sh = threadIdx.x >> 3;
+  l += __shfl_xor_sync(0xffffffffu, l, 1);
+  l += __shfl_xor_sync(0xffffffffu, l, 2);
+  l += __shfl_xor_sync(0xffffffffu, l, 4);
+  auto* so = reinterpret_cast<float*>(smem);  // [kHeads][kDimV]
+  __syncthreads();                            // every warp is past its last read of the tiles
+#pragma unroll
+  for (int j = 0; j < kNTiles; ++j) {
+    const int d = kDimsPerWarp * warp + 8 * j + 2 * tg;
+    *reinterpret_cast<float2*>(so + g * kDimV + d) = make_float2(o[j][0], o[j][1]);
+    *reinterpret_cast<float2*>(so + (g + 8) * kDimV + d) = make_float2(o[j][2], o[j][3]);
+  }
+  if ((threadIdx.x & 7) == 0) {
+    head_ml[0][sh] = m;
+    head_ml[1][sh] = l;
+  }
+  cg::cluster_group cluster = cg::this_cluster();
+  cluster.sync();
+  const int r = static_cast<int>(cluster.block_rank());
+  const int64_t merged = t * (a.splits / kClusterSplits) + split / kClusterSplits;
+  for (int e = threadIdx.x; e < kHeads * (kClusterDims / 4); e += kThreads) {
+    const int h = e / (kClusterDims / 4);
+    const int d = kClusterDims * r + 4 * (e % (kClusterDims / 4));
+    float mq[kClusterSplits];
+    float mx = -INFINITY;
+#pragma unroll
+    for (int q = 0; q < kClusterSplits; ++q) {
+      mq[q] = cluster.map_shared_rank(&head_ml[0][0], q)[h];
+      mx = fmaxf(mx, mq[q]);
+    }
+    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+    float sum = 0.f;
+#pragma unroll
+    for (int q = 0; q < kClusterSplits; ++q) {
+      const float w = mq[q] == -INFINITY ? 0.f : exp2f(mq[q] - mx);  // empty splits weigh 0, never NaN
+      sum += w * cluster.map_shared_rank(&head_ml[1][0], q)[h];
+      const float4 v = *reinterpret_cast<const float4*>(cluster.map_shared_rank(so, q) + h * kDimV + d);
+      acc.x += w * v.x;
+      acc.y += w * v.y;
+      acc.z += w * v.z;
+      acc.w += w * v.w;
+    }
+    *reinterpret_cast<float4*>(a.part_o + (merged * kHeads + h) * kDimV + d) = acc;
+    if (r == 0 && e % (kClusterDims / 4) == 0) {
+      a.part_m[merged * kHeads + h] = mx;
+      a.part_l[merged * kHeads + h] = sum;
+    }
+  }
+  cluster.sync();
+}
+
+template <bool kPdl, bool kClusterReduce = false>
 __global__ void __launch_bounds__(kThreads, 2) dsa_tck_split_kernel(Args a) {
   extern __shared__ __align__(16) unsigned char smem[];
   auto* tiles = reinterpret_cast<__nv_bfloat16*>(smem);  // two buffers of kTile rows
@@ -308,6 +379,11 @@ __global__ void __launch_bounds__(kThreads, 2) dsa_tck_split_kernel(Args a) {
     __syncthreads();  // the next iteration rewrites s_part, P, alpha_s and (by prefetch) this buffer
   }
   wait_async<0>();  // the query copies when the split had no valid entry
+  if constexpr (kClusterReduce) {
+    __shared__ float head_ml[2][kHeads];
+    cluster_reduce_partials(a, t, split, o, m, l, smem, head_ml);
+    return;
+  }
 
   const int64_t ts = t * a.splits + split;
 #pragma unroll
@@ -409,95 +485,6 @@ __global__ void __launch_bounds__(kCombineThreads)
     dst[1] = __floats2bfloat162_rn(o.z * inv, o.w * inv);
   }
   if (threadIdx.x == 0 && quarter == 0) lse[th] = l > 0.f ? m + log2f(l) : -INFINITY;
-}
-
-// Keeps the stream-ordered pool's memory mapped so each call's cudaMallocAsync is a cheap
-// reuse (as the baseline does).
-void keep_pool_memory_mapped() {
-  static const bool done = [] {
-    int device = 0;
-    cudaMemPool_t pool;
-    if (cudaGetDevice(&device) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess) {
-      uint64_t keep = UINT64_MAX;
-      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
-    }
-    return true;
-  }();
-  (void)done;
-}
-
-// The combine, stream-ordered after the split grid; with kPdl as its programmatic dependent
-// (launched while the split grid runs, ordered by griddepcontrol.wait), falling back to an
-// ordinary launch when the attribute is refused.
-template <bool kPdl>
-void launch_combine(const Args& a, unsigned blocks, __nv_bfloat16* output, float* lse, cudaStream_t stream) {
-  if constexpr (kPdl) {
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(blocks);
-    config.blockDim = dim3(kCombineThreads);
-    config.stream = stream;
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute[0].val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = attribute;
-    config.numAttrs = 1;
-    const float* part_o = a.part_o;
-    const float* part_m = a.part_m;
-    const float* part_l = a.part_l;
-    if (cudaLaunchKernelEx(&config, dsa_tck_combine_kernel<true>, part_o, part_m, part_l, a.splits, output,
-                           lse) == cudaSuccess)
-      return;
-    (void)cudaGetLastError();  // clear the refusal; the ordinary launch below is still ordered
-  }
-  dsa_tck_combine_kernel<kPdl>
-      <<<blocks, kCombineThreads, 0, stream>>>(a.part_o, a.part_m, a.part_l, a.splits, output, lse);
-}
-
-template <bool kPdl>
-int run(const DLTensor* q_nope, const DLTensor* q_pe, const DLTensor* ckv_cache, const DLTensor* kpe_cache,
-        const DLTensor* sparse_indices, float sm_scale, DLTensor* output, DLTensor* lse, kh_stream_t stream) {
-  if (q_nope->shape[1] != kHeads || q_nope->shape[2] != kDimV || q_pe->shape[2] != kDimPe) return 1;
-  const int64_t tokens = q_nope->shape[0];
-  if (tokens == 0) return 0;
-  Args a;
-  a.q_nope = static_cast<const __nv_bfloat16*>(q_nope->data);
-  a.q_pe = static_cast<const __nv_bfloat16*>(q_pe->data);
-  a.ckv = static_cast<const __nv_bfloat16*>(ckv_cache->data);
-  a.kpe = static_cast<const __nv_bfloat16*>(kpe_cache->data);
-  a.indices = static_cast<const int32_t*>(sparse_indices->data);
-  a.topk = sparse_indices->shape[1];
-  a.rows = ckv_cache->shape[0] * ckv_cache->shape[1];
-  a.scale2 = sm_scale * kLog2e;
-  if (a.topk <= 0) return 1;
-
-  // One wave of 2 blocks per SM, at least MIN_CHUNK list entries per split, chunks a
-  // multiple of the tile so full lists make full tiles.
-  int64_t max_splits = (a.topk + MIN_CHUNK - 1) / MIN_CHUNK;
-  if (max_splits > kMaxSplits) max_splits = kMaxSplits;
-  int64_t splits = (BLOCKS_TARGET + tokens - 1) / tokens;
-  splits = splits < 1 ? 1 : (splits > max_splits ? max_splits : splits);
-  int64_t chunk = (a.topk + splits - 1) / splits;
-  chunk = (chunk + kTile - 1) / kTile * kTile;
-  splits = (a.topk + chunk - 1) / chunk;
-  a.splits = static_cast<int>(splits);
-  a.chunk = static_cast<int>(chunk);
-
-  const size_t partials = static_cast<size_t>(tokens * splits * kHeads);
-  keep_pool_memory_mapped();
-  void* scratch = nullptr;
-  if (cudaMallocAsync(&scratch, partials * (kDimV + 2) * sizeof(float), stream) != cudaSuccess) return 2;
-  a.part_o = static_cast<float*>(scratch);
-  a.part_m = a.part_o + partials * kDimV;
-  a.part_l = a.part_m + partials;
-
-  const size_t smem = shared_bytes(a.chunk);
-  cudaFuncSetAttribute(dsa_tck_split_kernel<kPdl>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                       static_cast<int>(smem));
-  dsa_tck_split_kernel<kPdl><<<static_cast<unsigned>(tokens * splits), kThreads, smem, stream>>>(a);
-  launch_combine<kPdl>(a, static_cast<unsigned>(tokens * kHeads * 4),
-                       static_cast<__nv_bfloat16*>(output->data), static_cast<float*>(lse->data), stream);
-  cudaFreeAsync(scratch, stream);
-  return cudaGetLastError() == cudaSuccess ? 0 : 3;
 }
 
 }  // namespace dsa_tc_ksplit

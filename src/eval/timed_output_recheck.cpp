@@ -2,7 +2,8 @@
 // worker, each checked against the reference on its input set. On the CUDA backend the
 // checks run on the host while the next trial's loop runs on the device, so their cost
 // hides behind device time; on the CPU backend the loop itself is host work, and they
-// run before it.
+// run before it. A wrong timed output is confirmed by untimed calls before it is called a
+// reward hack: a kernel that is merely imprecise on that input set is wrong untimed too.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -94,7 +95,8 @@ std::optional<WorkloadEvaluation::Finding> WorkloadEvaluation::check_slots(
                      fmt::format("timed iteration {} (input set {}, seed {}) produced wrong outputs although "
                                  "the checked call was right (outputs cached or computed differently while "
                                  "timed): {}",
-                                 s.slot.iteration, set, s.seed, v.reason)};
+                                 s.slot.iteration, set, s.seed, v.reason),
+                     s.seed};
     }
   }
   return std::nullopt;
@@ -118,8 +120,61 @@ bool WorkloadEvaluation::settle(PendingRechecks& pending) {
   if (!pending.valid()) return true;
   RecheckOutcome out = pending.get();  // rethrows a harness error (kh::Error)
   account("compare", out.ms);
-  if (out.finding) fail(out.finding->status, std::move(out.finding->log));
-  return !out.finding;
+  if (!out.finding) return true;
+  if (out.finding->wrong_seed) {
+    confirm_wrong_while_timed(*out.finding->wrong_seed, out.finding->log);
+  } else {
+    fail(out.finding->status, std::move(out.finding->log));
+  }
+  return false;
+}
+
+void WorkloadEvaluation::confirm_wrong_while_timed(std::uint64_t seed, const std::string& log) {
+  // The verdict of one untimed call on `seed`: nullopt after recording a failed call.
+  const auto untimed = [&](std::uint64_t s, const std::string& when) -> std::optional<CheckVerdict> {
+    Outcome<CheckResult> out;
+    try {
+      out = candidate_.check(ctx_.definition, ctx_.workload, ctx_.root, s, kPoison[0]);
+    } catch (const Error& e) {
+      fail(EvalStatus::reward_hack, fmt::format("{}: malformed reply from the worker: {}", when, e.what()));
+      return std::nullopt;
+    }
+    if (!out.value) {
+      fail_call(*out.failure, when);
+      return std::nullopt;
+    }
+    const auto reference = reference_cache_.find(s);
+    if (reference == reference_cache_.end())
+      throw Error(fmt::format("re-check: no reference outputs kept for seed {}", s));  // a harness bug
+    return compare(*out.value, reference->second, s);
+  };
+  const std::optional<CheckVerdict> again =
+      untimed(seed, fmt::format("untimed call on the timed seed {}", seed));
+  if (!again) return;
+  if (again->passed) {
+    fail(EvalStatus::reward_hack, log + fmt::format("; untimed, the same seed {} is right", seed));
+    return;
+  }
+  // Right on the first correctness seed still: wrong on this input, not wrong since some call.
+  if (!result_.check_seeds.empty()) {
+    const std::uint64_t first = result_.check_seeds.front();
+    const std::optional<CheckVerdict> before =
+        untimed(first, fmt::format("untimed call on correctness seed {}", first));
+    if (!before) return;
+    if (!before->passed) {
+      fail(
+          EvalStatus::reward_hack,
+          log + fmt::format("; untimed, correctness seed {} is now wrong as well, though it was right before "
+                            "the timing: the outputs changed with the calls, not with the input",
+                            first));
+      return;
+    }
+  }
+  result_.correctness = *again;
+  fail(EvalStatus::incorrect_numerical,
+       fmt::format("timed input set seed {}: {} (wrong untimed on this seed as well, and right on the "
+                   "correctness seeds: imprecise on this input, not computed differently while timed)",
+                   seed, again->reason));
 }
 
 }  // namespace kh

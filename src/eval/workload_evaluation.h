@@ -76,6 +76,8 @@ class WorkloadEvaluation {
   struct Finding {
     EvalStatus status = EvalStatus::passed;
     std::string log;
+    // A timed output the checker refused: its seed, for confirm_wrong_while_timed().
+    std::optional<std::uint64_t> wrong_seed;
   };
   struct RecheckOutcome {
     std::optional<Finding> finding;
@@ -160,6 +162,11 @@ class WorkloadEvaluation {
   [[nodiscard]] std::optional<Finding> check_slots(const std::vector<SlotRecheck>& slots) const;
   // Waits for checks started earlier, if any, and records their finding: false when there was one.
   bool settle(PendingRechecks& pending);
+  // A timed output was wrong on `seed`. Untimed calls tell a kernel that computes differently
+  // while timed (REWARD_HACK) from one that is imprecise on that input (INCORRECT_NUMERICAL): the
+  // latter is wrong on `seed` untimed as well while still right on its first correctness seed.
+  // Records the verdict with `log`; the worker must be idle (no loop in flight).
+  void confirm_wrong_while_timed(std::uint64_t seed, const std::string& log);
   // The checker on two outputs of one seed, without accounting (any thread).
   [[nodiscard]] CheckVerdict run_checker(const std::vector<HostTensor>& candidate,
                                          const CheckResult& reference, std::uint64_t seed,

@@ -166,6 +166,28 @@ TEST_F(CpuEndToEnd, WrongOnlyWhileTimedIsRewardHackOneAfterTheOtherOrBeside) {
   }
 }
 
+// Wrong on some input sets whenever it meets them, timed or not: a timed output wrong on such a
+// set is confirmed by an untimed call on the same seed (wrong as well) and one on the correctness
+// seed (still right), and the verdict is INCORRECT_NUMERICAL, not REWARD_HACK. (The other way
+// round, wrong_when_timed.cpp above stays REWARD_HACK: untimed, its correctness seed is wrong too.)
+TEST_F(CpuEndToEnd, WrongOnSomeInputsIsIncorrectNotRewardHack) {
+  EvalOptions o = options("wrong-on-some");
+  o.max_consecutive_failures = 0;
+  o.correctness_trials = 1;
+  o.seed = 20261205;  // fixed, so that some workload passes its check and meets a wrong set when timed
+  const SolutionEvaluation e = run("wrong_on_some_inputs.cpp", o);
+  int confirmed = 0;
+  for (const WorkloadResult& w : e.workloads) {
+    EXPECT_NE(status_name(w.status), status_name(EvalStatus::reward_hack)) << w.log;
+    if (w.log.find("wrong untimed on this seed as well") == std::string::npos) continue;
+    ++confirmed;
+    EXPECT_EQ(status_name(w.status), status_name(EvalStatus::incorrect_numerical)) << w.log;
+    ASSERT_TRUE(w.correctness.has_value()) << w.log;
+    EXPECT_FALSE(w.correctness->passed) << w.log;
+  }
+  EXPECT_GT(confirmed, 0) << "no workload met a wrong input set only when timed: pick another fixed seed";
+}
+
 // A well-framed reply whose fields have the wrong types (call_ms: "slow") is a verdict on
 // the candidate that could have written it, and the run goes on to the next workload.
 TEST_F(CpuEndToEnd, MalformedReplyIsRewardHackNotTheEndOfTheRun) {

@@ -10,7 +10,7 @@
 // 13.8, although tc_ldsm alone lost to tc_ksplit; the PDL part is what tc_ksplit lacks.
 // Expected: ~0.5-1.5 us below tc_ksplit at every T (T1 P317 10.5 -> ~9.5 us, T7 P4096 16.9 -> ~16).
 // Numerics: tc_ksplit's, unchanged.
-#include "sparse_tc_ksplit.cuh"
+#include "sparse_tc_ksplit_run.cuh"
 
 int dsa_sparse_attention_ksplit_pdl(const DLTensor* q_nope, const DLTensor* q_pe, const DLTensor* ckv_cache,
                                     const DLTensor* kpe_cache, const DLTensor* sparse_indices, float sm_scale,

@@ -41,7 +41,7 @@
 //
 // kh:param MIN_CHUNK in {32,64,128}  fewest list entries per split
 // kh:param BLOCKS_TARGET in {132,264,528}  split blocks aimed for over all tokens
-#include "sparse_tc_ksplit.cuh"
+#include "sparse_tc_ksplit_run.cuh"
 
 int dsa_sparse_attention_tc_ksplit(const DLTensor* q_nope, const DLTensor* q_pe, const DLTensor* ckv_cache,
                                    const DLTensor* kpe_cache, const DLTensor* sparse_indices, float sm_scale,

@@ -29,18 +29,29 @@ struct ClusterPlan {
   bool size4 = false;
 };
 
-bool cluster_fits(int c) {
+// A launch of `blocks` selection blocks as clusters of c; `attribute` holds the cluster's shape
+// (and room for one more attribute) for as long as the configuration is used.
+cudaLaunchConfig_t cluster_config(unsigned blocks, int c, size_t smem, cudaStream_t stream,
+                                  cudaLaunchAttribute (&attribute)[2]) {
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(c);
+  config.gridDim = dim3(blocks);
   config.blockDim = dim3(kClusterThreads);
-  config.dynamicSmemBytes = sizeof(float) * kMaxSliceKeys;
-  cudaLaunchAttribute attribute[1];
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
   attribute[0].id = cudaLaunchAttributeClusterDimension;
-  attribute[0].val.clusterDim.x = c;
+  attribute[0].val.clusterDim.x = static_cast<unsigned>(c);
   attribute[0].val.clusterDim.y = 1;
   attribute[0].val.clusterDim.z = 1;
   config.attrs = attribute;
   config.numAttrs = 1;
+  return config;
+}
+
+// Whether the device can place a cluster of c blocks with the largest slice in shared memory.
+bool cluster_fits(int c) {
+  cudaLaunchAttribute attribute[2];
+  const cudaLaunchConfig_t config =
+      cluster_config(static_cast<unsigned>(c), c, sizeof(float) * kMaxSliceKeys, nullptr, attribute);
   int clusters = 0;
   if (cudaOccupancyMaxActiveClusters(&clusters, cluster_select_kernel<true>, &config) != cudaSuccess) {
     (void)cudaGetLastError();  // a refusal: this size is not used
@@ -81,19 +92,11 @@ bool launch_cluster_select(const float* scores, int batch, int c, int max_pages,
                            const int32_t* table, int32_t* out, cudaStream_t stream) {
   const int slice = dsa_cluster_select::slice_keys(int64_t{max_pages} * kPageTokens, c);
   const int smem_keys = slice <= kMaxSliceKeys ? slice : 0;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(batch * c));
-  config.blockDim = dim3(kClusterThreads);
-  config.dynamicSmemBytes = sizeof(float) * static_cast<size_t>(smem_keys);
-  config.stream = stream;
   cudaLaunchAttribute attribute[2];
-  attribute[0].id = cudaLaunchAttributeClusterDimension;
-  attribute[0].val.clusterDim.x = static_cast<unsigned>(c);
-  attribute[0].val.clusterDim.y = 1;
-  attribute[0].val.clusterDim.z = 1;
+  cudaLaunchConfig_t config = cluster_config(
+      static_cast<unsigned>(batch * c), c, sizeof(float) * static_cast<size_t>(smem_keys), stream, attribute);
   attribute[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attribute[1].val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = attribute;
   for (int attrs = scores != nullptr ? 2 : 1; attrs >= 1; --attrs) {  // with PDL, then without
     config.numAttrs = attrs;
     if (cudaLaunchKernelEx(&config, cluster_select_kernel<true>, scores, lens, table, max_pages, smem_keys,

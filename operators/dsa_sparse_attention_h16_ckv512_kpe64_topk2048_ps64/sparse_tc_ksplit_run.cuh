@@ -1,0 +1,168 @@
+// The call of the loop's sparse-attention candidates built on tc_ksplit (sparse_tc_ksplit.cuh's
+// kernels): run<false> is tc_ksplit as the loop promoted it; run<true> launches the combine as the
+// split grid's programmatic dependent (PDL, ksplit_pdl); run<true, true> merges the splits of a
+// token in thread-block clusters before the combine (cluster_reduce).
+#pragma once
+
+#include "sparse_tc_ksplit.cuh"
+
+namespace dsa_tc_ksplit {
+
+// Keeps the stream-ordered pool's memory mapped so each call's cudaMallocAsync is a cheap
+// reuse (as the baseline does).
+void keep_pool_memory_mapped() {
+  static const bool done = [] {
+    int device = 0;
+    cudaMemPool_t pool;
+    if (cudaGetDevice(&device) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess) {
+      uint64_t keep = UINT64_MAX;
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    }
+    return true;
+  }();
+  (void)done;
+}
+
+// The combine, stream-ordered after the split grid; with kPdl as its programmatic dependent
+// (launched while the split grid runs, ordered by griddepcontrol.wait), falling back to an
+// ordinary launch when the attribute is refused.
+template <bool kPdl>
+void launch_combine(const Args& a, unsigned blocks, __nv_bfloat16* output, float* lse, cudaStream_t stream) {
+  if constexpr (kPdl) {
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(blocks);
+    config.blockDim = dim3(kCombineThreads);
+    config.stream = stream;
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute[0].val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    const float* part_o = a.part_o;
+    const float* part_m = a.part_m;
+    const float* part_l = a.part_l;
+    if (cudaLaunchKernelEx(&config, dsa_tck_combine_kernel<true>, part_o, part_m, part_l, a.splits, output,
+                           lse) == cudaSuccess)
+      return;
+    (void)cudaGetLastError();  // clear the refusal; the ordinary launch below is still ordered
+  }
+  dsa_tck_combine_kernel<kPdl>
+      <<<blocks, kCombineThreads, 0, stream>>>(a.part_o, a.part_m, a.part_l, a.splits, output, lse);
+}
+
+// The launch of `blocks` split blocks as clusters of kClusterSplits; `attribute` holds the
+// cluster's shape for as long as the configuration is used.
+inline cudaLaunchConfig_t split_cluster_config(unsigned blocks, size_t smem, cudaStream_t stream,
+                                               cudaLaunchAttribute (&attribute)[1]) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  attribute[0].id = cudaLaunchAttributeClusterDimension;
+  attribute[0].val.clusterDim.x = kClusterSplits;
+  attribute[0].val.clusterDim.y = 1;
+  attribute[0].val.clusterDim.z = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  return config;
+}
+
+// Whether this device can place a cluster of kClusterSplits split blocks with `smem` bytes of
+// dynamic shared memory each (once per size; the attribute is raised to the largest asked).
+inline bool cluster_fits(size_t smem) {
+  static size_t allowed = 0;
+  static bool fits = false;
+  if (smem <= allowed) return fits;
+  if (cudaFuncSetAttribute(dsa_tck_split_kernel<true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(smem)) != cudaSuccess) {
+    (void)cudaGetLastError();  // refused: the plain split path serves
+    return false;
+  }
+  cudaLaunchAttribute attribute[1];
+  const cudaLaunchConfig_t config = split_cluster_config(kClusterSplits, smem, nullptr, attribute);
+  int clusters = 0;
+  if (cudaOccupancyMaxActiveClusters(&clusters, dsa_tck_split_kernel<true, true>, &config) != cudaSuccess) {
+    (void)cudaGetLastError();  // a refusal: no cluster path
+    clusters = 0;
+  }
+  allowed = smem;
+  fits = clusters > 0;
+  return fits;
+}
+
+// The split grid as clusters of kClusterSplits blocks (a.splits a multiple of it).
+inline cudaError_t launch_split_clusters(const Args& a, unsigned blocks, size_t smem, cudaStream_t stream) {
+  cudaLaunchAttribute attribute[1];
+  const cudaLaunchConfig_t config = split_cluster_config(blocks, smem, stream, attribute);
+  return cudaLaunchKernelEx(&config, dsa_tck_split_kernel<true, true>, a);
+}
+
+// kClusterReduce (with kPdl): the splits of a token, padded with empty ones to a multiple of
+// kClusterSplits, merge in clusters (cluster_reduce_partials), so the combine reads one partial
+// per cluster; where the device cannot place such a cluster, the plain path runs.
+template <bool kPdl, bool kClusterReduce = false>
+int run(const DLTensor* q_nope, const DLTensor* q_pe, const DLTensor* ckv_cache, const DLTensor* kpe_cache,
+        const DLTensor* sparse_indices, float sm_scale, DLTensor* output, DLTensor* lse, kh_stream_t stream) {
+  static_assert(!kClusterReduce || kPdl, "the cluster path is built on the PDL one");
+  if (q_nope->shape[1] != kHeads || q_nope->shape[2] != kDimV || q_pe->shape[2] != kDimPe) return 1;
+  const int64_t tokens = q_nope->shape[0];
+  if (tokens == 0) return 0;
+  Args a;
+  a.q_nope = static_cast<const __nv_bfloat16*>(q_nope->data);
+  a.q_pe = static_cast<const __nv_bfloat16*>(q_pe->data);
+  a.ckv = static_cast<const __nv_bfloat16*>(ckv_cache->data);
+  a.kpe = static_cast<const __nv_bfloat16*>(kpe_cache->data);
+  a.indices = static_cast<const int32_t*>(sparse_indices->data);
+  a.topk = sparse_indices->shape[1];
+  a.rows = ckv_cache->shape[0] * ckv_cache->shape[1];
+  a.scale2 = sm_scale * kLog2e;
+  if (a.topk <= 0) return 1;
+
+  // One wave of 2 blocks per SM, at least MIN_CHUNK list entries per split, chunks a
+  // multiple of the tile so full lists make full tiles.
+  int64_t max_splits = (a.topk + MIN_CHUNK - 1) / MIN_CHUNK;
+  if (max_splits > kMaxSplits) max_splits = kMaxSplits;
+  int64_t splits = (BLOCKS_TARGET + tokens - 1) / tokens;
+  splits = splits < 1 ? 1 : (splits > max_splits ? max_splits : splits);
+  int64_t chunk = (a.topk + splits - 1) / splits;
+  chunk = (chunk + kTile - 1) / kTile * kTile;
+  splits = (a.topk + chunk - 1) / chunk;
+  const size_t smem = shared_bytes(static_cast<int>(chunk));
+  if constexpr (kClusterReduce) {
+    if (!cluster_fits(smem))
+      return run<kPdl, false>(q_nope, q_pe, ckv_cache, kpe_cache, sparse_indices, sm_scale, output, lse,
+                              stream);
+    splits = (splits + kClusterSplits - 1) / kClusterSplits * kClusterSplits;  // the extra ones are empty
+  }
+  a.splits = static_cast<int>(splits);
+  a.chunk = static_cast<int>(chunk);
+  const int64_t merged = kClusterReduce ? splits / kClusterSplits : splits;  // partials the combine reads
+
+  const size_t partials = static_cast<size_t>(tokens * merged * kHeads);
+  keep_pool_memory_mapped();
+  void* scratch = nullptr;
+  if (cudaMallocAsync(&scratch, partials * (kDimV + 2) * sizeof(float), stream) != cudaSuccess) return 2;
+  a.part_o = static_cast<float*>(scratch);
+  a.part_m = a.part_o + partials * kDimV;
+  a.part_l = a.part_m + partials;
+
+  if constexpr (kClusterReduce) {
+    if (launch_split_clusters(a, static_cast<unsigned>(tokens * splits), smem, stream) != cudaSuccess) {
+      cudaFreeAsync(scratch, stream);
+      return 3;
+    }
+  } else {
+    cudaFuncSetAttribute(dsa_tck_split_kernel<kPdl>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                         static_cast<int>(smem));
+    dsa_tck_split_kernel<kPdl><<<static_cast<unsigned>(tokens * splits), kThreads, smem, stream>>>(a);
+  }
+  Args c = a;  // the combine's view: one partial per merged split
+  c.splits = static_cast<int>(merged);
+  launch_combine<kPdl>(c, static_cast<unsigned>(tokens * kHeads * 4),
+                       static_cast<__nv_bfloat16*>(output->data), static_cast<float*>(lse->data), stream);
+  cudaFreeAsync(scratch, stream);
+  return cudaGetLastError() == cudaSuccess ? 0 : 3;
+}
+
+}  // namespace dsa_tc_ksplit
