@@ -347,6 +347,23 @@ class SamePtx(unittest.TestCase):
         self.assertEqual(same_ptx.plain("_Z6kernelPf"), "_Z6kernelPf")  # no namespace: unchanged
 
 
+    def test_module_scope_memory_a_kernel_names_is_part_of_it(self):
+        # Dynamic shared memory's alignment and a constant table's values live outside the
+        # .entry body in PTX; two kernels that differ only there are not the same kernel.
+        def module(align, values):
+            return (f".const .align 4 .b8 _ZN3tab1tE[8] = {{{values}}};\n"
+                    f".extern .shared .align {align} .b8 _ZN1x4smemE[];\n\n"
+                    ".entry _Z1kv(\n)\n{\n\tmov.u64 %rd1, _ZN3tab1tE;\n\tmov.u64 %rd2, _ZN1x4smemE;\n}\n")
+
+        def body(ptx):
+            return same_ptx.canonical(same_ptx.kernels(ptx)["_Z1kv"])
+
+        same = body(module(16, "1, 0, 0, 0,\n 2, 0, 0, 0"))
+        self.assertEqual(same, body(module(16, "1, 0, 0, 0, 2, 0, 0, 0")))  # line breaks do not count
+        self.assertNotEqual(same, body(module(1024, "1, 0, 0, 0, 2, 0, 0, 0")))
+        self.assertNotEqual(same, body(module(16, "1, 0, 0, 0, 3, 0, 0, 0")))
+
+
 class TunerSet(unittest.TestCase):
     def test_measured_latency_ranks_before_the_axes(self):
         # A long single sequence: small product of axes, the longest call.

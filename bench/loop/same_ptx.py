@@ -28,9 +28,9 @@ def kernels(ptx: str) -> dict:
     """Each kernel's body, with every module-scope variable it names (shared memory, static or
     dynamic, and globals) replaced by its declaration: state space, alignment, type and size
     belong to the kernel even though PTX declares them outside it."""
-    decls = {m.group(2): f"<{m.group(1)}{m.group(3) or ''}>" for m in re.finditer(
-        r"^((?:\.(?:extern|visible|weak) )*\.(?:shared|global|const) (?:\.align \d+ )?\.\w+) ([\w$]+)(\[\d*\])?",
-        ptx, re.M)}
+    decls = {m.group(2): "<" + re.sub(r"\s+", " ", m.group(1) + m.group(3)) + ">" for m in re.finditer(
+        r"^((?:\.(?:extern|visible|weak) )*\.(?:shared|global|const) (?:\.align \d+ )?\.\w+) ([\w$]+)"
+        r"((?:\[\d*\])*(?:\s*=\s*\{[^;]*\})?);", ptx, re.M)}  # with any initialiser: a table's values count
     out = {}
     for m in re.finditer(r"\.entry (\S+)\((.*?)\n\}\n", ptx, re.S):
         body = m.group(0)
