@@ -130,10 +130,15 @@ __device__ __forceinline__ int swz_t(int r, int c) {
   return kWg ? swz128(r, c) : swz(r, c);
 }
 
-template <int BM_, int BN_, int kHalves_, int WM_, int WN_, int STAGES_, int MINB_, bool WG_ = false>
+template <int BM_, int BN_, int kHalves_, int WM_, int WN_, int STAGES_, int MINB_, bool WG_ = false,
+          bool FOLD128_ = false>
 struct Cfg {
   static constexpr int BM = BM_, BN = BN_, kHalves = kHalves_, WM = WM_, WN = WN_, STAGES = STAGES_;
   static constexpr bool kWg = WG_;  // warpgroup MMA: BM = 64 * warpgroups, WM = BM / 16, WN = 1
+  // wgmma only: GEMM1 folds its stage's products into the accumulators once, not twice (its
+  // activation scale is one per 128 k; GEMM2's, of the re-quantised codes, one per 64 k).
+  static constexpr bool kFold128 = FOLD128_;
+  static_assert(!FOLD128_ || WG_, "the single fold is a wgmma path");
   static constexpr int kMinBlocks = MINB_;
   static constexpr int kThreads = 32 * WM * WN;
   static constexpr int TM = BM / WM, TN = BN / WN;
@@ -277,8 +282,11 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) fp8_gemm(GemmArgs 
       const uint32_t a_base = smem_u32(sa_tile) + (warp / 4) * 64 * 128;
       const uint32_t b_base = smem_u32(sb_tile);
       const int r0 = 16 * warp + g;
+      // One activation scale per 64 k: fold twice a stage (once with kFold128 in GEMM1).
+      constexpr int kFolds = C::kFold128 && kGemm1 ? 1 : 2;
+      constexpr int kSteps = 4 / kFolds;  // k32 steps a fold
 #pragma unroll
-      for (int kc = 0; kc < 2; ++kc) {  // one activation scale per 64 k: fold twice a stage
+      for (int kc = 0; kc < kFolds; ++kc) {
         float tmp[C::kHalves][C::BN / 2];
 #pragma unroll
         for (int h = 0; h < C::kHalves; ++h)
@@ -286,8 +294,8 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) fp8_gemm(GemmArgs 
           for (int i = 0; i < C::BN / 2; ++i) tmp[h][i] = 0.0f;
         wg_fence();
 #pragma unroll
-        for (int kk = 0; kk < 2; ++kk) {
-          const int k32 = 2 * kc + kk;
+        for (int kk = 0; kk < kSteps; ++kk) {
+          const int k32 = kSteps * kc + kk;
           const uint64_t da = make_desc(a_base + k32 * 32);
 #pragma unroll
           for (int h = 0; h < C::kHalves; ++h) {
