@@ -50,6 +50,41 @@ def solution(name: str, text: str) -> dict:
 
 @unittest.skipUnless(os.environ.get("KHARNESS_BIN") or (REPO / "build" / "kharness").exists(),
                      "no kharness binary (KHARNESS_BIN, or build/kharness)")
+def archived_solution(root: pathlib.Path, definition: str, name: str):
+    """The newest solution JSON named `name` that a device run committed under bench/results."""
+    found = sorted(root.glob(f"bench/results/h200-loop/*/call*/final_{definition}.solution.json"),
+                   key=lambda p: p.parts[-3:-1], reverse=True)
+    for path in found:
+        if json.loads(path.read_text())["name"] == name:
+            return path
+    return None
+
+
+def proposed_from(candidates: pathlib.Path, parent) -> list:
+    """Every staged candidate of `candidates` as propose.py writes it for a loop whose parent is
+    the solution JSON `parent` (None: a parent with no files), explore and exploit stages both."""
+    out = []
+    with tempfile.TemporaryDirectory() as d:
+        ws = pathlib.Path(d)
+        (ws / "parent").mkdir()
+        if parent is not None:
+            for source in json.loads(parent.read_text())["sources"]:
+                write(ws / "parent" / source["path"], source["content"])
+        write(ws / "history.json", "[]")
+        for stage in ("explore", "exploit"):
+            write(ws / "hypothesis.json", json.dumps({"stage": stage, "max_candidates": 100}))
+            shutil.rmtree(ws / "out", ignore_errors=True)
+            (ws / "out").mkdir()
+            with contextlib.redirect_stdout(io.StringIO()):
+                propose.propose([candidates], ws)
+            for folder in sorted((ws / "out").iterdir()):
+                manifest = json.loads((folder / "manifest.json").read_text())
+                out.append({"name": manifest["name"], "spec": {"language": manifest["language"],
+                                                                "entry_point": manifest["entry_point"]},
+                            "sources": [{"path": n, "content": (folder / n).read_text()} for n in manifest["sources"]]})
+    return out
+
+
 class SessionBestSolution(unittest.TestCase):
     """session.sh's best_solution: the loop's best as its archive holds it, whatever the
     candidates' folders say now."""
@@ -199,6 +234,16 @@ class Propose(unittest.TestCase):
         self.assertEqual((out / "baseline.cuh").read_text(), "// the operator's baseline header\n")
         self.assertEqual((out / "core.cuh").read_text(), "// the parent's header\n")
 
+    def test_the_operators_header_comes_before_the_parents_copy(self):
+        # A loop from a solution promoted in an earlier loop: its parent holds the header as it
+        # was then; a candidate written since calls what only the tree's version has.
+        operator = self.candidates.parent.parent
+        write(operator / "core.cuh", "// the operator's header\n")
+        write(self.ws / "history.json", "[]")
+        self.stage("exploit")
+        out = self.ws / "out" / "op_c"
+        self.assertEqual((out / "core.cuh").read_text(), "// the operator's header\n")
+
     def test_solution_takes_headers_from_the_operator(self):
         operator = self.candidates.parent.parent
         write(operator / "definition.json", json.dumps({"name": DEF}))
@@ -307,18 +352,19 @@ class Shipped(unittest.TestCase):
     @unittest.skipUnless(shutil.which("nvcc"), "nvcc not found: the CUDA candidates are not compiled")
     def test_every_shipped_or_staged_cuda_candidate_compiles_from_its_solution_alone(self):
         # What a loop or an eval builds: the solution's sources in one folder, nothing else. The
-        # shipped candidate of every operator, and every candidate staged for the next loop.
+        # shipped candidate of every operator; every candidate staged for the next loop as
+        # propose.py hands it to a loop started (--from) at the shipped solution as a device run
+        # archived it (bench/results), whose shared headers are those of that day.
         root = pathlib.Path(__file__).resolve().parents[2]
         for path in sorted((root / "operators").glob("*/loop/shipped")):
             candidates = path.parent / "candidates"
-            names = {path.read_text().strip()}
-            for folder in sorted(candidates.iterdir()):
-                stage = folder / "stage"
-                if stage.exists() and stage.read_text().strip() in ("explore", "exploit"):
-                    names.add(json.loads((folder / "manifest.json").read_text())["name"])
-            for name in sorted(names):
-                with self.subTest(candidate=name):
-                    self.compile_cuda_solution(root, candidate_solution.candidate_solution(candidates, name))
+            shipped = path.read_text().strip()
+            with self.subTest(candidate=shipped):
+                self.compile_cuda_solution(root, candidate_solution.candidate_solution(candidates, shipped))
+            parent = archived_solution(root, path.parent.parent.name, shipped)
+            for s in proposed_from(candidates, parent):
+                with self.subTest(candidate=s["name"], parent=str(parent)):
+                    self.compile_cuda_solution(root, s)
 
     def compile_cuda_solution(self, root, s):
         if s["spec"]["language"] != "cuda":

@@ -10,11 +10,13 @@ from history.json, and writes each candidate of each CANDIDATES/<folder>/ given 
 operator's own, then e.g. bench/loop/cheats/D, cheating kernels the loop must never
 promote) whose `stage` file names this stage and whose manifest name was not tried into
 out/<its manifest name>/. Every file the manifest's `sources` lists is copied from the
-candidate's folder, else from the parent solution (workspace parent/: the parent's version
-of a shared header), else from the operator's folder (--operator; by default the folder
-two above a `loop/candidates` folder): a loop started from a promoted solution has only
-that solution's files as its parent. A candidate whose source is nowhere is left out, and
-said so on stderr; the others are still proposed.
+candidate's folder, else from the operator's folder (--operator; by default the folder two
+above a `loop/candidates` folder), else from the parent solution (workspace parent/). The
+operator's shared headers come before the parent's copies: a candidate is written and
+compiled (loop_tools_test.py) against the tree's version of them, and a parent promoted in an
+earlier loop holds the version of its day, which may lack what a newer candidate calls. The
+parent serves what only it has (a header that lived in its own candidate folder). A candidate
+whose source is nowhere is left out, and said so on stderr; the others are still proposed.
 """
 import json
 import pathlib
@@ -54,7 +56,7 @@ def propose(folders: list, ws: pathlib.Path, operator: pathlib.Path = None) -> i
         if (folder / "stage").read_text().strip() != stage or manifest["name"] in tried:
             continue
         try:
-            paths = {name: source_path(name, folder, ws / "parent", operator) for name in manifest["sources"]}
+            paths = {name: source_path(name, folder, operator, ws / "parent") for name in manifest["sources"]}
         except FileNotFoundError as error:
             print(f"propose.py: left out: {error}", file=sys.stderr)
             continue
