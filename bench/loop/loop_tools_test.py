@@ -310,6 +310,25 @@ class Summary(unittest.TestCase):
         self.assertIn("| 0.0060 |", summary.markdown({DEF: s}))
 
 
+    @unittest.skipUnless(os.environ.get("KHARNESS_BIN"), "KHARNESS_BIN not set (CTest sets it)")
+    def test_rediagnose_takes_the_reasons_from_the_current_rules(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, f"baseline_{DEF}.jsonl"), "w") as f:
+                f.write(json.dumps(trace("u1", 0.0139, "base")) + "\n")
+            os.makedirs(os.path.join(d, f"profile_{DEF}"))
+            kernel = {"kernel": "ns::select_kernel(const float *)", "duration_us": 8.5, "sm_throughput_pct": 1,
+                      "memory_throughput_pct": 1, "waves_per_sm": 0.02,
+                      "top_stalls": [{"reason": "wait", "value": 2.5}]}
+            with open(os.path.join(d, f"profile_{DEF}", "profile.json"), "w") as f:
+                json.dump({"regimes": [{"name": "small", "axes": "b 1", "members": ["u1"], "latency_ms": 0.0139,
+                                        "bottleneck": "latency", "bottleneck_reason": "the kernel waits",
+                                        "kernels": [kernel]}]}, f)
+            stored = summary.operator_summary([d], DEF)
+            again = summary.operator_summary([d], DEF, os.environ["KHARNESS_BIN"])
+        self.assertEqual(stored["regimes"][0]["bottleneck_reason"], "the kernel waits")
+        self.assertIn("select_kernel (8.5 us, 0.02 waves per SM)", again["regimes"][0]["bottleneck_reason"])
+        self.assertEqual(again["regimes"][0]["sol_fraction"], stored["regimes"][0]["sol_fraction"])
+
     def test_a_later_calls_shipped_solution_replaces_the_final_and_says_which_call(self):
         with tempfile.TemporaryDirectory() as root:
             early, late = os.path.join(root, "call1"), os.path.join(root, "call2")

@@ -2,7 +2,7 @@
 """The loop's results per contest operator, from the traces of one or more device calls
 of bench/loop/session.sh (and bench/loop/flashinfer/run.sh):
 
-    python3 bench/loop/summary.py CALL_DIR... --out summary.json [--markdown summary.md]
+    python3 bench/loop/summary.py CALL_DIR... --out summary.json [--markdown summary.md] [--rediagnose KHARNESS]
 
 Each CALL_DIR may hold, per definition D: baseline_D.jsonl (kharness's CUDA baseline),
 pytorch_D.jsonl (the contest's PyTorch reference), final_D.jsonl (the loop's promoted
@@ -12,6 +12,9 @@ bench/loop/flashinfer/run.sh). A later CALL_DIR's file
 replaces an earlier one's. The promoted solution is the last call's shipped_D or final_D,
 or the baseline's when the loop promoted nothing. Each baseline says whether it was
 measured in the same call as that solution (`same_call`).
+
+With --rediagnose, each profile.json is diagnosed again with that binary's rules (`kharness
+profile --rediagnose`): the measured evidence as stored, the regimes' bottleneck reasons anew.
 
 Per definition the summary holds `mean_ms` and `geomean_ms` over its passed workloads,
 `workloads`, `passed`, the speed-of-light fraction per regime (the regimes of
@@ -29,6 +32,7 @@ import json
 import math
 import os
 import statistics
+import subprocess
 import sys
 
 # The report's agent-assisted means on a B200 (issue 20), in ms.
@@ -131,7 +135,18 @@ def loop_record(path):
             "stopped_by": loop.get("stopped_by")}
 
 
-def operator_summary(dirs, d):
+def read_profile(path, kharness=None):
+    """A profile.json as stored, or diagnosed again with the current rules (`kharness profile
+    --rediagnose`: the measured evidence unchanged, the bottleneck reasons and directions anew)."""
+    if not kharness:
+        return json.load(open(path))
+    run = subprocess.run([kharness, "profile", "--rediagnose", path, "--json"], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise RuntimeError(f"{kharness} profile --rediagnose {path}: {run.stderr.strip()}")
+    return json.loads(run.stdout)
+
+
+def operator_summary(dirs, d, kharness=None):
     files = {kind: find(dirs, f"{kind}_{d}.jsonl") for _, kind in BASELINES}
     files["flashinfer"] = find(dirs, f"flashinfer_{d}.jsonl", os.path.join("flashinfer", f"{d}.jsonl"))
     files["final"] = find(dirs, f"shipped_{d}.jsonl", f"final_{d}.jsonl")
@@ -143,7 +158,7 @@ def operator_summary(dirs, d):
     out = {"solution": next(iter(best.values()))["solution"], "promoted_by_loop": promoted == "final"}
     out.update(stats(best))
     profile_path = find(dirs, os.path.join(f"profile_{d}", "profile.json"))
-    out["regimes"] = regimes(json.load(open(profile_path)), best) if profile_path else []
+    out["regimes"] = regimes(read_profile(profile_path, kharness), best) if profile_path else []
     memory = [r["sol_fraction"] for r in out["regimes"] if r["bound"] == "memory"]
     out["sol_memory_bound"] = min(memory) if memory else None
     out["floor_mean_ms"] = floor_mean(best)
@@ -190,13 +205,15 @@ def main():
     p.add_argument("calls", nargs="+", help="folders of session.sh's output, oldest first")
     p.add_argument("--out", required=True)
     p.add_argument("--markdown")
+    p.add_argument("--rediagnose", metavar="KHARNESS",
+                   help="diagnose each profile.json again with this kharness binary's rules")
     a = p.parse_args()
     for d in a.calls:
         if not os.path.isdir(d):
             p.error(f"{d}: no such folder")
     summary = {}
     for d in B200_MEAN_MS:
-        s = operator_summary(a.calls, d)
+        s = operator_summary(a.calls, d, a.rediagnose)
         if s:
             summary[d] = s
         else:

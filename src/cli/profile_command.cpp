@@ -10,6 +10,7 @@
 #include "archive/archive.h"
 #include "archive/set_files.h"
 #include "archive/utc_time.h"
+#include "base/ordered_json_parse.h"
 #include "cli/backend_choice.h"
 #include "cli/executor_options.h"
 #include "cli/guarded_run.h"
@@ -17,8 +18,10 @@
 #include "cli/sandbox_option.h"
 #include "cli/workload_source.h"
 #include "error/error.h"
+#include "profile/profile_rediagnosis.h"
 #include "profile/profile_session.h"
 #include "record/evaluation_record.h"
+#include "trace/bounded_file.h"
 #include "trace/json_io.h"
 #include "trace/trace_set.h"
 #include "worker/self_executable.h"
@@ -34,7 +37,8 @@ struct ProfileArgs {
   std::string operators;
   std::string backend = "auto";
   std::string out = "kharness-profile";
-  std::string archive;  // record the evaluation and the evidence there
+  std::string archive;     // record the evaluation and the evidence there
+  std::string rediagnose;  // a stored profile.json to diagnose again (nothing is run)
   bool baseline = false;
   bool small = false;
   bool json = false;
@@ -123,6 +127,26 @@ int run(const ProfileArgs& a) {
   return 0;
 }
 
+// --rediagnose: the stored report with today's rules, as JSON (--json) or each regime's
+// bottleneck and directions.
+int run_rediagnosis(const ProfileArgs& a) {
+  const std::optional<nlohmann::ordered_json> stored = parse_ordered_json(read_json_document(a.rediagnose));
+  if (!stored) throw Error(Location{a.rediagnose, 0, ""}, "not valid JSON");
+  const nlohmann::ordered_json report = profile::rediagnose(*stored, a.rediagnose);
+  if (a.json) {
+    fmt::print("{}\n", report.dump(2));
+    return 0;
+  }
+  fmt::print("# Diagnosis again: {} on {}\n", report.value("solution", "?"), report.value("definition", "?"));
+  for (const auto& r : report["regimes"]) {
+    fmt::print("\n## Regime {}: {}\n\n- bottleneck: **{}**: {}\n- directions:\n", r.value("name", "?"),
+               r.value("axes", ""), r.value("bottleneck", "?"), r.value("bottleneck_reason", ""));
+    for (const auto& d : r.value("directions", nlohmann::ordered_json::array()))
+      fmt::print("  1. {} ({}): {}\n", d.value("title", ""), d.value("family", ""), d.value("why", ""));
+  }
+  return 0;
+}
+
 }  // namespace
 
 void register_profile(CLI::App& app, int& exit_code) {
@@ -130,7 +154,7 @@ void register_profile(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "profile",
       "Diagnose a candidate per shape regime: latency, speed of light, ncu metrics, static analysis");
-  cmd->add_option("--definition", args->definition, "Definition name")->required();
+  cmd->add_option("--definition", args->definition, "Definition name");
   auto* solution =
       cmd->add_option("--solution", args->solution, "Solution JSON file")->check(CLI::ExistingFile);
   auto* baseline =
@@ -150,9 +174,24 @@ void register_profile(CLI::App& app, int& exit_code) {
                   "Archive folder: record the representatives' run and the evidence (report, ncu pages) "
                   "with the candidate");
   cmd->add_flag("--json", args->json, "Print the report as JSON");
+  cmd->add_option("--rediagnose", args->rediagnose,
+                  "A profile.json this command wrote: diagnose its regimes again with the current rules "
+                  "from the evidence it holds (no GPU, nothing run)")
+      ->check(CLI::ExistingFile)
+      ->excludes(solution)
+      ->excludes(baseline);
   add_sandbox_option(cmd, args->sandbox);
   add_gpus_option(cmd, args->scale_args);
   cmd->callback([args, &exit_code] {
+    if (!args->rediagnose.empty()) {
+      guarded_run(exit_code, [&] { return run_rediagnosis(*args); });
+      return;
+    }
+    if (args->definition.empty()) {
+      fmt::print(stderr, "error: profile needs --definition NAME (or --rediagnose PROFILE_JSON)\n");
+      exit_code = 2;
+      return;
+    }
     if (args->solution.empty() && !args->baseline) {
       fmt::print(stderr, "error: profile needs --solution FILE or --baseline\n");
       exit_code = 2;

@@ -23,6 +23,102 @@ const KernelMetrics* main_kernel(const RegimeEvidence& e) {
   return best;
 }
 
+// A stall reason as ncu_metrics.h names it ("wait"), also from a full metric name
+// ("smsp__pcsamp_warps_issue_stalled_wait").
+std::string plain_stall(const std::string& reason) {
+  const std::size_t at = reason.find("stalled_");
+  return at == std::string::npos ? reason : reason.substr(at + 8);
+}
+
+// What a warp stall reason means for the code.
+std::string stall_meaning(const std::string& reason) {
+  static const std::vector<std::pair<std::string, std::string>> meanings{
+      {"long_scoreboard", "global or local memory results"},
+      {"short_scoreboard", "shared-memory or special-function results"},
+      {"wait", "fixed-latency dependencies: a serial chain of instructions"},
+      {"not_selected", "issue slots its scheduler gives other warps: the busy SMs are issue-bound"},
+      {"selected", "its own issue: the busy SMs are issue-bound"},
+      {"math_pipe_throttle", "a busy math pipe"},
+      {"mio_throttle", "the shared-memory and special-function queue"},
+      {"lg_throttle", "the global-memory queue: many small accesses"},
+      {"barrier", "block barriers"},
+      {"membar", "memory fences"},
+      {"imc_miss", "constant-cache misses"},
+      {"no_instruction", "instruction fetch"},
+      {"branch_resolving", "branch targets"},
+      {"dispatch_stall", "dispatch"},
+      {"drain", "stores draining at exit"},
+      {"sleeping", "sleep or yield"},
+      {"tex_throttle", "the texture queue"},
+  };
+  for (const auto& [name, meaning] : meanings) {
+    if (reason == name) return meaning;
+  }
+  return "";
+}
+
+// A kernel's name without namespaces, template arguments or parameters, as ncu prints it.
+std::string short_name(const std::string& kernel) {
+  std::size_t params = 0;  // the parameter list: the first '(' outside template arguments
+  for (int depth = 0; params < kernel.size(); ++params) {
+    const char c = kernel[params];
+    depth += c == '<' ? 1 : (c == '>' ? -1 : 0);
+    if (c == '(' && depth == 0) break;
+  }
+  std::string name = kernel.substr(0, params);
+  if (!name.empty() && name.back() == '>') {  // the template arguments, which may hold '::' and '<'
+    int depth = 0;
+    for (std::size_t i = name.size(); i-- > 0;) {
+      depth += name[i] == '>' ? 1 : (name[i] == '<' ? -1 : 0);
+      if (depth == 0) {
+        name.resize(i);
+        break;
+      }
+    }
+  }
+  if (const std::size_t colons = name.rfind("::"); colons != std::string::npos)
+    name = name.substr(colons + 2);
+  if (const std::size_t space = name.rfind(' '); space != std::string::npos) name = name.substr(space + 1);
+  return name.empty() ? kernel : name;
+}
+
+double kernels_us(const RegimeEvidence& e) {
+  double total = 0;
+  for (const KernelMetrics& k : e.kernels) total += k.duration_us;
+  return total;
+}
+
+// The call's kernels account for less than this share of its latency: the rest is launch gaps
+// between them and host work (ncu's serialised durations against the harness's latency).
+constexpr double kBusyShare = 0.6;
+
+// Why a latency-bound regime waits: its longest kernel, that kernel's share of the call and of
+// the GPU, and what its warps stall on; then whether the kernels fill the call at all.
+std::string waiting_reason(const RegimeEvidence& e, const KernelMetrics& k) {
+  std::string why = fmt::format("neither unit is busy (SM {:.0f}%, memory {:.0f}%): {}", k.sm_throughput_pct,
+                                k.memory_throughput_pct, short_name(k.kernel));
+  const double call_us = e.latency_ms * 1e3;
+  if (call_us > 0 && e.kernels.size() > 1)
+    why += fmt::format(" ({:.1f} of the call's {:.1f} us", k.duration_us, call_us);
+  else
+    why += fmt::format(" ({:.1f} us", k.duration_us);
+  if (k.waves_per_sm > 0) why += fmt::format(", {:.2f} waves per SM", k.waves_per_sm);
+  why += ")";
+  if (!k.top_stalls.empty()) {
+    const std::string top = plain_stall(k.top_stalls.front().first);
+    const std::string meaning = stall_meaning(top);
+    why += meaning.empty() ? fmt::format("; its warps stall mostly on {}", top)
+                           : fmt::format("; its warps stall mostly on {} ({})", top, meaning);
+  } else {
+    why += " waits";
+  }
+  const double busy = kernels_us(e);
+  if (call_us > 0 && busy < kBusyShare * call_us)
+    why += fmt::format("; its {} kernel(s) run {:.1f} of {:.1f} us, the rest is launch gaps and host work",
+                       e.kernels.size(), busy, call_us);
+  return why;
+}
+
 std::pair<std::string, std::string> label(const RegimeEvidence& e) {
   if (e.latency_ms > 0 && e.latency_ms < kLaunchBoundMs) {
     return {"launch", fmt::format("{:.1f} us a call: launch and fixed costs dominate", e.latency_ms * 1e3)};
@@ -36,8 +132,7 @@ std::pair<std::string, std::string> label(const RegimeEvidence& e) {
       return {"compute", fmt::format("SM throughput {:.0f}% of peak (memory {:.0f}%)", k->sm_throughput_pct,
                                      k->memory_throughput_pct)};
     }
-    return {"latency", fmt::format("neither unit is busy (SM {:.0f}%, memory {:.0f}%): the kernel waits",
-                                   k->sm_throughput_pct, k->memory_throughput_pct)};
+    return {"latency", waiting_reason(e, *k)};
   }
   if (e.speed_of_light && e.sol_fraction > 0) {
     if (e.sol_fraction >= 0.4) {
@@ -113,7 +208,7 @@ const std::vector<Rule>& rules() {
       [](const RegimeEvidence& e, const std::string&, std::vector<Direction>& out) {
         const KernelMetrics* k = main_kernel(e);
         if (k == nullptr || k->top_stalls.empty()) return;
-        const std::string& top = k->top_stalls.front().first;
+        const std::string top = plain_stall(k->top_stalls.front().first);
         if (top.find("long_scoreboard") != std::string::npos) {
           out.push_back({"latency_hiding",
                          "keep more bytes in flight: prefetch, cp.async/TMA pipelines, more ILP",
@@ -127,6 +222,32 @@ const std::vector<Rule>& rules() {
           out.push_back({"instruction_mix",
                          "cut instructions per result: vector math, fewer conversions, unroll",
                          fmt::format("warps stall most on {}", top), 55});
+        } else if (top == "wait") {
+          out.push_back({"latency_hiding",
+                         "break serial chains: independent accumulators, interleaved iterations, more ILP",
+                         "warps stall most on fixed-latency dependencies (wait)", 62});
+        } else if (top == "not_selected" || top == "selected") {
+          out.push_back({"instruction_mix", "fewer instructions per result, or the same spread over more SMs",
+                         fmt::format("warps stall most on {}: the SMs in use are issue-bound", top), 58});
+        } else if (top == "short_scoreboard") {
+          out.push_back({"latency_hiding",
+                         "fewer dependent shared-memory round trips: keep values in registers, batch loads",
+                         "warps stall most on shared-memory results (short scoreboard)", 57});
+        } else if (top == "lg_throttle") {
+          out.push_back({"memory_access", "fewer, wider global accesses (16-byte, vectorised)",
+                         "warps stall most on a full global-memory queue (lg_throttle)", 63});
+        }
+      },
+      // R11 the call's kernels fill little of it: launch gaps and host work between them.
+      [](const RegimeEvidence& e, const std::string& b, std::vector<Direction>& out) {
+        const double call_us = e.latency_ms * 1e3;
+        const double busy = kernels_us(e);
+        if (b != "launch" && !e.kernels.empty() && call_us > 0 && busy < kBusyShare * call_us) {
+          out.push_back({"launch_overhead",
+                         "fewer kernels a call: fuse them, or launch the next as a programmatic dependent",
+                         fmt::format("the call's {} kernel(s) run {:.1f} of its {:.1f} us", e.kernels.size(),
+                                     busy, call_us),
+                         70});
         }
       },
       // R7 launch-bound.

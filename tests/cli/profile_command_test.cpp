@@ -129,4 +129,68 @@ TEST(ProfileCommand, AnUnknownDefinitionIsAnErrorNotACrash) {
   EXPECT_NE(r.out.find("no_such_op"), std::string::npos) << r.out;
 }
 
+TEST(ProfileCommand, NeedsADefinition) {
+  const CommandResult r = run("profile --baseline --backend cpu");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("needs --definition NAME"), std::string::npos) << r.out;
+}
+
+// A stored report diagnosed again: the evidence kept, the diagnosis today's. The kernels of
+// this one are the indexer's small regime as ncu measured them on the H200 (2026-12-04b).
+TEST(ProfileCommand, RediagnoseKeepsTheEvidenceAndRenewsTheDiagnosis) {
+  kh::test::TempDir dir;
+  const nlohmann::ordered_json stored = {
+      {"definition", "d"},
+      {"solution", "s"},
+      {"static_warnings", nlohmann::ordered_json::array()},
+      {"regimes",
+       {{{"name", "small"},
+         {"axes", "batch_size 1..14"},
+         {"latency_ms", 0.0139},
+         {"sol_fraction", 0.064},
+         {"bottleneck", "latency"},
+         {"bottleneck_reason", "the old reason"},
+         {"kernels",
+          {{{"kernel", "<unnamed>::mma_score_kernel(const unsigned char *)"},
+            {"duration_us", 6.18},
+            {"sm_throughput_pct", 10.45},
+            {"memory_throughput_pct", 8.95},
+            {"waves_per_sm", 0.57},
+            {"top_stalls", {{{"reason", "long_scoreboard"}, {"value", 3.15}}}}},
+           {{"kernel", "<unnamed>::select_kernel(const float *)"},
+            {"duration_us", 8.54},
+            {"sm_throughput_pct", 1.0},
+            {"memory_throughput_pct", 1.0},
+            {"waves_per_sm", 0.02},
+            {"top_stalls", {{{"reason", "wait"}, {"value", 2.49}}}}}}},
+         {"directions", nlohmann::ordered_json::array()}},
+        {{"name", "no ncu"}, {"latency_ms", 1.0}, {"bottleneck", "memory"}, {"bottleneck_reason", "kept"}}}}};
+  const auto file = dir.write("profile.json", stored.dump(2));
+  const CommandResult r = run("profile --rediagnose " + quoted(file) + " --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json out = nlohmann::json::parse(r.out.substr(r.out.find('{')));
+  const auto& small = out.at("regimes").at(0);
+  EXPECT_EQ(small.at("kernels"), nlohmann::json(stored["regimes"][0]["kernels"])) << "the evidence is kept";
+  const std::string reason = small.at("bottleneck_reason");
+  EXPECT_NE(reason.find("select_kernel (8.5 of the call's 13.9 us"), std::string::npos) << reason;
+  EXPECT_FALSE(small.at("directions").empty());
+  EXPECT_EQ(out.at("regimes").at(1).at("bottleneck_reason"), "kept") << "no ncu metrics: nothing to renew";
+  EXPECT_TRUE(out.at("rediagnosed").get<bool>());
+}
+
+TEST(ProfileCommand, RediagnoseNamesTheFileAndFieldOfAMalformedReport) {
+  kh::test::TempDir dir;
+  const auto file =
+      dir.write("profile.json", R"({"regimes": [{"name": "x", "kernels": [{"kernel": "k"}]}]})");
+  const CommandResult r = run("profile --rediagnose " + quoted(file));
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find(file.string() + ": regimes[0].latency_ms: missing"), std::string::npos) << r.out;
+  const auto not_json = dir.write("notes.txt", "hello");
+  const CommandResult bad = run("profile --rediagnose " + quoted(not_json));
+  EXPECT_EQ(bad.status, 2) << bad.out;
+  EXPECT_NE(bad.out.find("not valid JSON"), std::string::npos) << bad.out;
+  const CommandResult both = run("profile --rediagnose " + quoted(file) + " --baseline");
+  EXPECT_NE(both.status, 0) << both.out;
+}
+
 }  // namespace

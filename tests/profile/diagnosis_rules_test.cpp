@@ -104,6 +104,61 @@ TEST(DiagnosisRules, WithoutAProfileTheModelDecides) {
   EXPECT_EQ(diagnose(bare).bottleneck, "latency");
 }
 
+// The indexer's small regime on the H200 (bench/results/h200-loop/2026-12-04b/call2): two
+// kernels, the selection the longer, one block per request, its warps waiting on issue slots.
+TEST(DiagnosisRules, AWaitingRegimeNamesItsKernelItsShareAndWhatItWaitsOn) {
+  RegimeEvidence e = evidence(0.0139, 0.064, "memory");
+  KernelMetrics score = kernel(10, 9);
+  score.kernel = "<unnamed>::mma_score_kernel(const unsigned char *, int, float *)";
+  score.duration_us = 6.18;
+  score.waves_per_sm = 0.57;
+  score.top_stalls = {{"long_scoreboard", 3.15}};
+  KernelMetrics select = kernel(1, 1);
+  select.kernel = "void dsa::select_kernel<ns::Cfg<(int)16, true>>(const float *, int *)";
+  select.duration_us = 8.54;
+  select.waves_per_sm = 0.02;
+  select.top_stalls = {{"not_selected", 2.5}, {"wait", 2.4}};
+  e.kernels = {score, select};
+  const Diagnosis d = diagnose(e);
+  EXPECT_EQ(d.bottleneck, "latency");
+  EXPECT_NE(d.reason.find("select_kernel (8.5 of the call's 13.9 us, 0.02 waves per SM)"), std::string::npos)
+      << d.reason;
+  EXPECT_NE(d.reason.find("not_selected (issue slots"), std::string::npos) << d.reason;
+  EXPECT_EQ(d.reason.find("launch gaps"), std::string::npos) << "the kernels fill the call: " << d.reason;
+  EXPECT_TRUE(suggests(d, "parallelism"));
+  EXPECT_TRUE(suggests(d, "instruction_mix"));
+  e.kernels = {score};  // ncu's "<unnamed>" namespace is not a template argument list
+  EXPECT_NE(diagnose(e).reason.find(": mma_score_kernel (6.2 us"), std::string::npos) << diagnose(e).reason;
+}
+
+TEST(DiagnosisRules, ASerialChainPointsToInstructionLevelParallelism) {
+  RegimeEvidence e = evidence(0.05, 0.5, "memory");
+  KernelMetrics k = kernel(30, 40);
+  k.top_stalls = {{"smsp__pcsamp_warps_issue_stalled_wait", 40.0}};
+  e.kernels = {k};
+  const Diagnosis d = diagnose(e);
+  EXPECT_NE(d.reason.find("wait (fixed-latency dependencies"), std::string::npos) << d.reason;
+  ASSERT_TRUE(suggests(d, "latency_hiding"));
+  const auto it = std::find_if(d.directions.begin(), d.directions.end(),
+                               [](const Direction& x) { return x.family == "latency_hiding"; });
+  EXPECT_NE(it->title.find("serial chains"), std::string::npos) << it->title;
+}
+
+TEST(DiagnosisRules, KernelsThatFillLittleOfTheCallPointToFewerLaunches) {
+  RegimeEvidence e = evidence(0.030, 0.1, "memory");  // a 30 us call
+  KernelMetrics a = kernel(20, 20);
+  a.duration_us = 6;
+  KernelMetrics b = kernel(10, 10);
+  b.duration_us = 5;
+  e.kernels = {a, b};
+  const Diagnosis d = diagnose(e);
+  EXPECT_EQ(d.bottleneck, "latency");
+  EXPECT_NE(d.reason.find("run 11.0 of 30.0 us, the rest is launch gaps"), std::string::npos) << d.reason;
+  EXPECT_TRUE(suggests(d, "launch_overhead"));
+  e.latency_ms = 0.012;  // the same kernels in a 12 us call: they fill it
+  EXPECT_FALSE(suggests(diagnose(e), "launch_overhead"));
+}
+
 TEST(DiagnosisRules, NearTheFloorSaysDoLessWork) {
   RegimeEvidence e = evidence(0.1, 0.9, "memory");
   e.kernels = {kernel(20, 88)};
