@@ -4,9 +4,10 @@
 //
 // Why: on the H200 (bench/results/h200-loop/2026-12-04b/call2, profile.md) the one-block
 // selection takes 8.5-13 us a call on every regime, more than the scoring on small and medium
-// rows, with its warps mostly `not_selected` / `math_pipe_throttle`: one SM's schedulers issue
-// every sweep over the row. C blocks on C SMs share the sweeps; the blocks meet through
-// distributed shared memory (DSMEM) at three cluster barriers:
+// rows, its warps stalled on `wait`, `not_selected` and `math_pipe_throttle` in about equal
+// shares: one SM issues every sweep over the row, chains of dependent steps and all. C blocks on
+// C SMs share the sweeps; the blocks meet through distributed shared memory (DSMEM) at three
+// cluster barriers:
 //  1. each block loads its slice of the row (positions [r S, r S + S), S a multiple of 64) into
 //     its shared memory, with the slice's min / max; barrier;
 //  2. every warp reads the C blocks' min / max (exact in any order, so all blocks agree on the

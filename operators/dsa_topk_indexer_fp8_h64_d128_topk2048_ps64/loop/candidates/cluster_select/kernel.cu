@@ -2,7 +2,8 @@
 // C = 8 or 4 blocks per request (indexer_cluster_select.cuh) instead of one 1024-thread block.
 // Why: the H200 profile (bench/results/h200-loop/2026-12-04b/call2/profile_.../profile.md) puts
 // the one-block selection at 8.5 us (small rows), 13.1 (medium) and 10.8 (large) a call, SM 1-6%
-// busy and its warps `not_selected` / `math_pipe_throttle`: one SM issues every sweep. The
+// busy, its warps stalled on `wait`, `not_selected` and `math_pipe_throttle`: one SM issues every
+// sweep. The
 // scoring is 6.2 / 10.7 / 17.5 us, so on small and medium rows the selection is the larger half.
 // With C blocks on C SMs each sweeps 1/C of the row; the blocks meet at three cluster barriers
 // through distributed shared memory, and block 0 alone resolves the threshold bin (~10-100 keys).
