@@ -127,6 +127,13 @@ int run(const ProfileArgs& a) {
   return 0;
 }
 
+// A member as text for the report: a string as it is, anything else as JSON, "?" when absent.
+std::string text_of(const nlohmann::ordered_json& object, const char* key) {
+  const auto it = object.find(key);
+  if (it == object.end()) return "?";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
 // --rediagnose: the stored report with today's rules, as JSON (--json) or each regime's
 // bottleneck and directions.
 int run_rediagnosis(const ProfileArgs& a) {
@@ -137,12 +144,17 @@ int run_rediagnosis(const ProfileArgs& a) {
     fmt::print("{}\n", report.dump(2));
     return 0;
   }
-  fmt::print("# Diagnosis again: {} on {}\n", report.value("solution", "?"), report.value("definition", "?"));
+  fmt::print("# Diagnosis again: {} on {}\n", text_of(report, "solution"), text_of(report, "definition"));
   for (const auto& r : report["regimes"]) {
-    fmt::print("\n## Regime {}: {}\n\n- bottleneck: **{}**: {}\n- directions:\n", r.value("name", "?"),
-               r.value("axes", ""), r.value("bottleneck", "?"), r.value("bottleneck_reason", ""));
-    for (const auto& d : r.value("directions", nlohmann::ordered_json::array()))
-      fmt::print("  1. {} ({}): {}\n", d.value("title", ""), d.value("family", ""), d.value("why", ""));
+    if (!r.is_object()) continue;
+    fmt::print("\n## Regime {}: {}\n\n- bottleneck: **{}**: {}\n- directions:\n", text_of(r, "name"),
+               text_of(r, "axes"), text_of(r, "bottleneck"), text_of(r, "bottleneck_reason"));
+    const auto dirs = r.find("directions");
+    if (dirs == r.end() || !dirs->is_array()) continue;
+    for (const auto& d : *dirs) {
+      if (d.is_object())
+        fmt::print("  1. {} ({}): {}\n", text_of(d, "title"), text_of(d, "family"), text_of(d, "why"));
+    }
   }
   return 0;
 }

@@ -189,6 +189,14 @@ TEST(ProfileCommand, RediagnoseNamesTheFileAndFieldOfAMalformedReport) {
   const CommandResult bad = run("profile --rediagnose " + quoted(not_json));
   EXPECT_EQ(bad.status, 2) << bad.out;
   EXPECT_NE(bad.out.find("not valid JSON"), std::string::npos) << bad.out;
+  const auto typed = dir.write(
+      "typed.json",
+      R"({"regimes": [{"latency_ms": 1, "kernels": [{"kernel": "k", "duration_us": 1, "sm_throughput_pct": 1,)"
+      R"( "memory_throughput_pct": 1, "top_stalls": [{"reason": "wait", "value": "high"}]}]}]})");
+  const CommandResult wrong = run("profile --rediagnose " + quoted(typed));
+  EXPECT_EQ(wrong.status, 2) << wrong.out;
+  EXPECT_NE(wrong.out.find("regimes[0].kernels[0].top_stalls[0].value: of the wrong type"), std::string::npos)
+      << wrong.out;
   const CommandResult both = run("profile --rediagnose " + quoted(file) + " --baseline");
   EXPECT_NE(both.status, 0) << both.out;
 }
