@@ -170,22 +170,29 @@ TEST_F(CpuEndToEnd, WrongOnlyWhileTimedIsRewardHackOneAfterTheOtherOrBeside) {
 // set is confirmed by an untimed call on the same seed (wrong as well) and one on the correctness
 // seed (still right), and the verdict is INCORRECT_NUMERICAL, not REWARD_HACK. (The other way
 // round, wrong_when_timed.cpp above stays REWARD_HACK: untimed, its correctness seed is wrong too.)
+// Both ways the re-checks run: one after the other, and (CUDA's way) beside the next trial's
+// loop, where the untimed calls come after that trial's time request.
 TEST_F(CpuEndToEnd, WrongOnSomeInputsIsIncorrectNotRewardHack) {
-  EvalOptions o = options("wrong-on-some");
-  o.max_consecutive_failures = 0;
-  o.correctness_trials = 1;
-  o.seed = 20261205;  // fixed, so that some workload passes its check and meets a wrong set when timed
-  const SolutionEvaluation e = run("wrong_on_some_inputs.cpp", o);
-  int confirmed = 0;
-  for (const WorkloadResult& w : e.workloads) {
-    EXPECT_NE(status_name(w.status), status_name(EvalStatus::reward_hack)) << w.log;
-    if (w.log.find("wrong untimed on this seed as well") == std::string::npos) continue;
-    ++confirmed;
-    EXPECT_EQ(status_name(w.status), status_name(EvalStatus::incorrect_numerical)) << w.log;
-    ASSERT_TRUE(w.correctness.has_value()) << w.log;
-    EXPECT_FALSE(w.correctness->passed) << w.log;
+  for (const bool beside : {false, true}) {
+    EvalOptions o = options(beside ? "wrong-on-some-beside" : "wrong-on-some");
+    o.recheck_beside_loop = beside;
+    o.max_consecutive_failures = 0;
+    o.correctness_trials = 1;
+    o.seed = 20261205;  // fixed, so that some workload passes its check and meets a wrong set when timed
+    const SolutionEvaluation e = run("wrong_on_some_inputs.cpp", o);
+    int confirmed = 0;
+    for (const WorkloadResult& w : e.workloads) {
+      EXPECT_NE(status_name(w.status), status_name(EvalStatus::reward_hack))
+          << "beside " << beside << ": " << w.log;
+      if (w.log.find("wrong untimed on this seed as well") == std::string::npos) continue;
+      ++confirmed;
+      EXPECT_EQ(status_name(w.status), status_name(EvalStatus::incorrect_numerical)) << w.log;
+      ASSERT_TRUE(w.correctness.has_value()) << w.log;
+      EXPECT_FALSE(w.correctness->passed) << w.log;
+    }
+    EXPECT_GT(confirmed, 0) << "beside " << beside
+                            << ": no workload met a wrong input set only when timed: pick another fixed seed";
   }
-  EXPECT_GT(confirmed, 0) << "no workload met a wrong input set only when timed: pick another fixed seed";
 }
 
 // A well-framed reply whose fields have the wrong types (call_ms: "slow") is a verdict on
