@@ -62,7 +62,8 @@ def archived_solution(root: pathlib.Path, definition: str, name: str):
 
 def proposed_from(candidates: pathlib.Path, parent) -> list:
     """Every staged candidate of `candidates` as propose.py writes it for a loop whose parent is
-    the solution JSON `parent` (None: a parent with no files), explore and exploit stages both."""
+    the solution JSON `parent` (None: a parent with no files), explore and exploit stages both,
+    as solutions (candidate_solution.py on the folder propose.py wrote)."""
     out = []
     with tempfile.TemporaryDirectory() as d:
         ws = pathlib.Path(d)
@@ -78,10 +79,8 @@ def proposed_from(candidates: pathlib.Path, parent) -> list:
             with contextlib.redirect_stdout(io.StringIO()):
                 propose.propose([candidates], ws)
             for folder in sorted((ws / "out").iterdir()):
-                manifest = json.loads((folder / "manifest.json").read_text())
-                out.append({"name": manifest["name"], "spec": {"language": manifest["language"],
-                                                                "entry_point": manifest["entry_point"]},
-                            "sources": [{"path": n, "content": (folder / n).read_text()} for n in manifest["sources"]]})
+                name = json.loads((folder / "manifest.json").read_text())["name"]
+                out.append(candidate_solution.candidate_solution(ws / "out", name, candidates.parent.parent))
     return out
 
 
@@ -411,6 +410,16 @@ class SamePtx(unittest.TestCase):
         self.assertNotEqual(same_ptx.plain(here), same_ptx.plain(other))
         self.assertEqual(same_ptx.plain("_Z6kernelPf"), "_Z6kernelPf")  # no namespace: unchanged
 
+
+    def test_a_kernel_that_became_a_template_pairs_by_its_own_name(self):
+        # range_select's select_kernel, then the false branch of select_kernel<kPdl> in a header.
+        before = "_ZN41_GLOBAL__N__0ee49dd3_9_kernel_cu_3ca943e213select_kernelEPKfPKiS3_iiPi"
+        after = "_ZN16dsa_range_select13select_kernelILb0EEEvPKfPKiS4_iiPi"
+        self.assertNotEqual(same_ptx.unflagged(before), same_ptx.unflagged(after))
+        self.assertEqual(same_ptx.base_name(before), same_ptx.base_name(after))
+        self.assertEqual(same_ptx.base_name("_Z6kernelPf"), "kernel")
+        self.assertNotEqual(same_ptx.base_name(after), same_ptx.base_name(
+            "_ZN16dsa_range_select16mma_score_kernelILb0EEEvPKhS2_PKfPKiS6_iiPf"))
 
     def test_module_scope_memory_a_kernel_names_is_part_of_it(self):
         # Dynamic shared memory's alignment and a constant table's values live outside the

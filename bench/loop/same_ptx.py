@@ -75,6 +75,21 @@ def unflagged(name: str) -> str:
     return re.sub(r"Lb[01]E", "", plain(name))
 
 
+def base_name(name: str) -> str:
+    """The kernel's own name in a mangled one, without namespace, template arguments or parameters:
+    a kernel that became a template (a flag added, the old code its false branch) mangles its
+    parameters with shifted substitution numbers, so only this still pairs it with its old self."""
+    m = re.match(r"_ZN?", name)
+    at, last = (m.end() if m else 0), name
+    while at < len(name) and name[at].isdigit():
+        digits = re.match(r"\d+", name[at:]).group(0)
+        start = at + len(digits)
+        last, at = name[start:start + int(digits)], start + int(digits)
+        if not name.startswith("_ZN"):
+            break
+    return last
+
+
 def nvcc() -> str:
     return shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.access("/usr/local/cuda/bin/nvcc", os.X_OK) else "")
 
@@ -99,7 +114,8 @@ def compare(commit: str, candidate: Path, tmp: Path) -> list:
     new = kernels(ptx(candidate / "kernel.cu", operator, tmp / "new.ptx"))
     missing = []
     for name, body in old.items():
-        twins = [n for n in new if unflagged(n) == unflagged(name)]
+        twins = [n for n in new if unflagged(n) == unflagged(name)] or \
+            [n for n in new if base_name(n) == base_name(name)]
         if not any(canonical(new[n]) == canonical(body) for n in twins):
             missing.append(name)
     print(f"{candidate.name}: {len(old) - len(missing)} of {len(old)} kernels the same PTX as at {commit}")

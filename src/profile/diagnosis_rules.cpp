@@ -305,4 +305,11 @@ Diagnosis diagnose(const RegimeEvidence& evidence) {
   return d;
 }
 
+nlohmann::ordered_json directions_json(const std::vector<Direction>& directions) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const Direction& d : directions)
+    out.push_back({{"family", d.family}, {"title", d.title}, {"why", d.why}});
+  return out;
+}
+
 }  // namespace kh::profile

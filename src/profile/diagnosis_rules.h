@@ -9,6 +9,7 @@
 //   latency - neither is busy: the kernel waits (too little parallelism, stalls)
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ struct Diagnosis {
 };
 
 [[nodiscard]] Diagnosis diagnose(const RegimeEvidence& evidence);
+
+// The directions as a profile report's JSON holds them: [{family, title, why}, ...].
+[[nodiscard]] nlohmann::ordered_json directions_json(const std::vector<Direction>& directions);
 
 // The launch-bound threshold: below this latency fixed launch costs dominate.
 inline constexpr double kLaunchBoundMs = 0.005;

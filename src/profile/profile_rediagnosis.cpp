@@ -91,13 +91,10 @@ nlohmann::ordered_json rediagnose(const nlohmann::ordered_json& profile, const s
       e.kernels.push_back(kernel_of(kernels[k], at, source));
     }
     const Diagnosis d = diagnose(e);
-    nlohmann::ordered_json dirs = nlohmann::ordered_json::array();
-    for (const Direction& dir : d.directions)
-      dirs.push_back({{"family", dir.family}, {"title", dir.title}, {"why", dir.why}});
     nlohmann::ordered_json& target = out["regimes"][i];
     target["bottleneck"] = d.bottleneck;
     target["bottleneck_reason"] = d.reason;
-    target["directions"] = dirs;
+    target["directions"] = directions_json(d.directions);
   }
   out["rediagnosed"] = true;
   return out;

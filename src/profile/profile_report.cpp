@@ -103,10 +103,6 @@ std::string ProfileReport::markdown() const {
 nlohmann::ordered_json ProfileReport::json() const {
   nlohmann::ordered_json regimes_json = nlohmann::ordered_json::array();
   for (const RegimeProfile& r : regimes) {
-    nlohmann::ordered_json dirs = nlohmann::ordered_json::array();
-    for (const Direction& d : r.diagnosis.directions) {
-      dirs.push_back({{"family", d.family}, {"title", d.title}, {"why", d.why}});
-    }
     nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
     for (const KernelMetrics& k : r.evidence.kernels) kernels.push_back(kernel_json(k));
     // Every member by uuid, so a full sweep's traces can be grouped by the same regimes.
@@ -128,7 +124,7 @@ nlohmann::ordered_json ProfileReport::json() const {
                             {"bottleneck_reason", r.diagnosis.reason},
                             {"kernels", kernels},
                             {"ncu_note", r.ncu_note},
-                            {"directions", dirs}});
+                            {"directions", directions_json(r.diagnosis.directions)}});
   }
   nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
   for (const StaticWarning& w : static_report.warnings) {
