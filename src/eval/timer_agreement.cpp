@@ -8,4 +8,8 @@ bool events_exceed_cupti(const TimedSample& s, bool interpreted) {
   return s.event_ms - s.ms > s.call_ms + kEventExcessFloorMs;
 }
 
+bool blind_iterations_hide_work(std::size_t blind, std::size_t samples) {
+  return blind * 10 > samples && (blind >= 2 || samples < 3);
+}
+
 }  // namespace kh

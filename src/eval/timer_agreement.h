@@ -5,6 +5,8 @@
 // the call's own host dispatch explains.
 #pragma once
 
+#include <cstddef>
+
 #include "eval/wire/timed_result.h"
 
 namespace kh {
@@ -19,5 +21,14 @@ inline constexpr double kEventExcessFloorMs = 0.05;
 // the H200), and that idle time is at most the call's host time; the whole event span
 // is not, since a kernel longer than the call's return path runs on after it.
 [[nodiscard]] bool events_exceed_cupti(const TimedSample& s, bool interpreted);
+
+// Whether `blind` of `samples` timed iterations whose events exceeded their CUPTI span mean
+// work hidden from CUPTI: more than a tenth of them, and enough to move a median. One blind
+// iteration of three or more cannot (the latency is a median of each trial's samples, and a
+// hidden iteration is among the shortest), and one is what a host delay before the first
+// launch looks like: on the H200 (2026-12-05) an honest candidate, the same kernels as one
+// that passed, had 1 of 5 iterations so and was called a reward hack. A tamperer hides work
+// in every iteration it wants faster, so it stays caught (cupti_blind.cu).
+[[nodiscard]] bool blind_iterations_hide_work(std::size_t blind, std::size_t samples);
 
 }  // namespace kh

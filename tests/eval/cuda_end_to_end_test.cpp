@@ -109,6 +109,28 @@ TEST_F(CudaEndToEnd, PerCallAsyncScratchIsNotTampering) {
     EXPECT_EQ(w.status, EvalStatus::passed) << w.log;
 }
 
+// The CUPTI library is in the worker's process, so a candidate can switch kernel records off
+// around work it wants unseen; the CUDA events around the call still see it.
+TEST_F(CudaEndToEnd, KernelsHiddenFromCuptiAreRewardHack) {
+  expect_all(run("cupti_blind.cu"), EvalStatus::reward_hack, "CUPTI records are missing");
+}
+
+// ksplit_lean24 on the H200 (2026-12-05): one iteration of five with the events far beyond
+// CUPTI's span was called timer tampering, in an honest candidate. Five iterations a trial
+// here, as in the loop's gates.
+TEST_F(CudaEndToEnd, AOneOffHostDelayIsNotTampering) {
+  EvalOptions o = options("host_delay_once.cu");
+  o.protocol.iterations = 5;
+  const SolutionEvaluation e = run("host_delay_once.cu", o);
+  ASSERT_FALSE(e.workloads.empty());
+  bool noted = false;
+  for (const WorkloadResult& w : e.workloads) {
+    EXPECT_EQ(status_name(w.status), status_name(EvalStatus::passed)) << w.log;
+    noted = noted || w.log.find("not called hidden work") != std::string::npos;
+  }
+  EXPECT_TRUE(noted) << "no timed iteration met the delay: the test does not test the rule";
+}
+
 TEST_F(CudaEndToEnd, WrongSolutionIsIncorrectNumerical) {
   expect_all(run("wrong.cu"), EvalStatus::incorrect_numerical, "within atol");
 }

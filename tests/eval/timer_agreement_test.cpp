@@ -39,5 +39,26 @@ TEST(TimerAgreement, AnExcessBeyondTheInterpretedCallsHostTimeIsBlindness) {
   EXPECT_TRUE(events_exceed_cupti(sample(0.2, 0.7, -1), true)) << "no host time measured: no allowance";
 }
 
+// ksplit_lean24 on the H200 (2026-12-05): 1 of 5 iterations of one workload blind, the same
+// kernels as ksplit_rows16, which passed it. One blind iteration of three or more cannot move
+// a median; two can.
+TEST(TimerAgreement, OneBlindIterationIsNotHiddenWork) {
+  EXPECT_FALSE(blind_iterations_hide_work(1, 5));
+  EXPECT_FALSE(blind_iterations_hide_work(1, 3));
+  EXPECT_FALSE(blind_iterations_hide_work(0, 5));
+  EXPECT_TRUE(blind_iterations_hide_work(2, 5));
+  EXPECT_TRUE(blind_iterations_hide_work(5, 5)) << "a tamperer is blind in every iteration";
+}
+
+TEST(TimerAgreement, OneBlindIterationOfOneOrTwoIsTheMedian) {
+  EXPECT_TRUE(blind_iterations_hide_work(1, 1));
+  EXPECT_TRUE(blind_iterations_hide_work(1, 2));
+}
+
+TEST(TimerAgreement, ATenthOfManyIterationsIsTolerated) {
+  EXPECT_FALSE(blind_iterations_hide_work(5, 50));
+  EXPECT_TRUE(blind_iterations_hide_work(6, 50));
+}
+
 }  // namespace
 }  // namespace kh
