@@ -1,11 +1,12 @@
 // The split-K tensor-core sparse attention of the loop's candidate tc_ksplit, shared by the
-// candidates built on it (loop/candidates/tc_ksplit, ksplit_pdl, cluster_reduce): a split kernel
+// candidates built on it (loop/candidates/tc_ksplit, ksplit_pdl, cluster_reduce, ksplit_h16): a split kernel
 // per (token, split of its index list) and a combine kernel per (token, head, quarter of the 512
 // dims). Their launches are sparse_tc_ksplit_run.cuh's. The algorithm's notes: tc_ksplit/kernel.cu.
 #pragma once
 
 #include <cooperative_groups.h>
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <kharness/kernel.h>
 
 #include <cstdint>
@@ -212,7 +213,36 @@ __device__ void cluster_reduce_partials(const Args& a, int64_t t, int split, con
   cluster.sync();
 }
 
-template <bool kPdl, bool kClusterReduce = false>
+// The fp16 partials of one split (dsa_tck_split_kernel<.., .., true>): l of each head is summed
+// over its 8 threads and shared, each thread scales its accumulators by 1 / l of their heads (g,
+// g + 8), and stores them as half2; m and l as in the fp32 path.
+__device__ __forceinline__ void store_half_partials(const Args& a, int64_t ts, const float (&o)[kNTiles][4],
+                                                    float m, float l, int sh, int sc, int warp, int g,
+                                                    int tg) {
+  __shared__ float head_l[kHeads];
+  l += __shfl_xor_sync(0xffffffffu, l, 1);
+  l += __shfl_xor_sync(0xffffffffu, l, 2);
+  l += __shfl_xor_sync(0xffffffffu, l, 4);
+  if (sc == 0) {
+    head_l[sh] = l;
+    a.part_m[ts * kHeads + sh] = m;
+    a.part_l[ts * kHeads + sh] = l;
+  }
+  __syncthreads();
+  const float inv_lo = head_l[g] > 0.f ? 1.f / head_l[g] : 0.f;  // no valid entry: o is 0 too
+  const float inv_hi = head_l[g + 8] > 0.f ? 1.f / head_l[g + 8] : 0.f;
+  auto* po = reinterpret_cast<__half2*>(a.part_o);  // [tokens, splits, heads, kDimV] fp16
+#pragma unroll
+  for (int j = 0; j < kNTiles; ++j) {
+    const int d = kDimsPerWarp * warp + 8 * j + 2 * tg;
+    po[((ts * kHeads + g) * kDimV + d) / 2] = __floats2half2_rn(o[j][0] * inv_lo, o[j][1] * inv_lo);
+    po[((ts * kHeads + g + 8) * kDimV + d) / 2] = __floats2half2_rn(o[j][2] * inv_hi, o[j][3] * inv_hi);
+  }
+}
+
+// kHalfPartials: each split's partial O is stored normalised (O / l, so |value| <= max |v|) in fp16,
+// half the bytes the split writes and the combine reads; m and l stay fp32.
+template <bool kPdl, bool kClusterReduce = false, bool kHalfPartials = false>
 __global__ void __launch_bounds__(kThreads, 2) dsa_tck_split_kernel(Args a) {
   extern __shared__ __align__(16) unsigned char smem[];
   auto* tiles = reinterpret_cast<__nv_bfloat16*>(smem);  // two buffers of kTile rows
@@ -386,6 +416,10 @@ __global__ void __launch_bounds__(kThreads, 2) dsa_tck_split_kernel(Args a) {
   }
 
   const int64_t ts = t * a.splits + split;
+  if constexpr (kHalfPartials) {
+    store_half_partials(a, ts, o, m, l, sh, sc, warp, g, tg);
+    return;
+  }
 #pragma unroll
   for (int j = 0; j < kNTiles; ++j) {
     const int d = kDimsPerWarp * warp + 8 * j + 2 * tg;
@@ -417,7 +451,20 @@ __device__ float combine_reduce(float v, float* scratch, Op op) {
 // splits (group sg takes splits sg, sg+8, ...), each thread 4 dims with a float4 load per
 // split; then the 8 groups are summed through shared memory. Every global load (m, l, the
 // partials) is issued before the first reduction, so the block waits for L2 only once.
-template <bool kPdl>
+// 4 dims of one split's partial O as fp32: a float4, or (kHalfPartials) 4 halves, normalised.
+template <bool kHalfPartials>
+__device__ __forceinline__ float4 load_partial(const float* part_o, int64_t at) {
+  if constexpr (kHalfPartials) {
+    const uint2 raw = *reinterpret_cast<const uint2*>(reinterpret_cast<const __half*>(part_o) + at);
+    const float2 lo = __half22float2(*reinterpret_cast<const __half2*>(&raw.x));
+    const float2 hi = __half22float2(*reinterpret_cast<const __half2*>(&raw.y));
+    return make_float4(lo.x, lo.y, hi.x, hi.y);
+  } else {
+    return *reinterpret_cast<const float4*>(part_o + at);
+  }
+}
+
+template <bool kPdl, bool kHalfPartials = false>
 __global__ void __launch_bounds__(kCombineThreads)
     dsa_tck_combine_kernel(const float* part_o, const float* part_m, const float* part_l, int splits,
                            __nv_bfloat16* output, float* lse) {
@@ -441,9 +488,8 @@ __global__ void __launch_bounds__(kCombineThreads)
 #pragma unroll
   for (int i = 0; i < kSplitsPerGroup; ++i) {
     const int k = sg + kCombineGroups * i;
-    po[i] = k < splits
-                ? *reinterpret_cast<const float4*>(part_o + ((t * splits + k) * kHeads + h) * kDimV + dim)
-                : make_float4(0.f, 0.f, 0.f, 0.f);
+    po[i] = k < splits ? load_partial<kHalfPartials>(part_o, ((t * splits + k) * kHeads + h) * kDimV + dim)
+                       : make_float4(0.f, 0.f, 0.f, 0.f);
   }
   // probe waits for every load of this thread; the max reduction takes m_s through it, so
   // ptxas cannot start the shuffles (and stall on m) before the partial loads are issued.
@@ -454,7 +500,7 @@ __global__ void __launch_bounds__(kCombineThreads)
   const float m_in = probe == probe ? m_s : probe;
   const float m = combine_reduce(m_in, scratch, [](float x, float y) { return fmaxf(x, y); });
   const float w = m_s == -INFINITY ? 0.f : exp2f(m_s - m);  // empty splits weigh 0, never NaN
-  weight[s] = w;
+  weight[s] = kHalfPartials ? w * l_s : w;                  // normalised partials weigh their sums back in
   const float l = combine_reduce(w * l_s, scratch, [](float x, float y) { return x + y; });
   // weight[] is visible: combine_reduce synchronises the block.
   float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);

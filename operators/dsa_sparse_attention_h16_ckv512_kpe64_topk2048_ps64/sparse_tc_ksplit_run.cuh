@@ -1,7 +1,8 @@
 // The call of the loop's sparse-attention candidates built on tc_ksplit (sparse_tc_ksplit.cuh's
 // kernels): run<false> is tc_ksplit as the loop promoted it; run<true> launches the combine as the
 // split grid's programmatic dependent (PDL, ksplit_pdl); run<true, true> merges the splits of a
-// token in thread-block clusters before the combine (cluster_reduce).
+// token in thread-block clusters before the combine (cluster_reduce); run<true, false, true> keeps
+// the partials in fp16, normalised (ksplit_h16).
 #pragma once
 
 #include "sparse_tc_ksplit.cuh"
@@ -26,7 +27,7 @@ void keep_pool_memory_mapped() {
 // The combine, stream-ordered after the split grid; with kPdl as its programmatic dependent
 // (launched while the split grid runs, ordered by griddepcontrol.wait), falling back to an
 // ordinary launch when the attribute is refused.
-template <bool kPdl>
+template <bool kPdl, bool kHalfPartials = false>
 void launch_combine(const Args& a, unsigned blocks, __nv_bfloat16* output, float* lse, cudaStream_t stream) {
   if constexpr (kPdl) {
     cudaLaunchConfig_t config = {};
@@ -41,12 +42,12 @@ void launch_combine(const Args& a, unsigned blocks, __nv_bfloat16* output, float
     const float* part_o = a.part_o;
     const float* part_m = a.part_m;
     const float* part_l = a.part_l;
-    if (cudaLaunchKernelEx(&config, dsa_tck_combine_kernel<true>, part_o, part_m, part_l, a.splits, output,
-                           lse) == cudaSuccess)
+    if (cudaLaunchKernelEx(&config, dsa_tck_combine_kernel<true, kHalfPartials>, part_o, part_m, part_l,
+                           a.splits, output, lse) == cudaSuccess)
       return;
     (void)cudaGetLastError();  // clear the refusal; the ordinary launch below is still ordered
   }
-  dsa_tck_combine_kernel<kPdl>
+  dsa_tck_combine_kernel<kPdl, kHalfPartials>
       <<<blocks, kCombineThreads, 0, stream>>>(a.part_o, a.part_m, a.part_l, a.splits, output, lse);
 }
 
@@ -101,10 +102,11 @@ inline cudaError_t launch_split_clusters(const Args& a, unsigned blocks, size_t 
 // kClusterReduce (with kPdl): the splits of a token, padded with empty ones to a multiple of
 // kClusterSplits, merge in clusters (cluster_reduce_partials), so the combine reads one partial
 // per cluster; where the device cannot place such a cluster, the plain path runs.
-template <bool kPdl, bool kClusterReduce = false>
+template <bool kPdl, bool kClusterReduce = false, bool kHalfPartials = false>
 int run(const DLTensor* q_nope, const DLTensor* q_pe, const DLTensor* ckv_cache, const DLTensor* kpe_cache,
         const DLTensor* sparse_indices, float sm_scale, DLTensor* output, DLTensor* lse, kh_stream_t stream) {
   static_assert(!kClusterReduce || kPdl, "the cluster path is built on the PDL one");
+  static_assert(!kClusterReduce || !kHalfPartials, "the cluster path keeps fp32 partials");
   if (q_nope->shape[1] != kHeads || q_nope->shape[2] != kDimV || q_pe->shape[2] != kDimPe) return 1;
   const int64_t tokens = q_nope->shape[0];
   if (tokens == 0) return 0;
@@ -153,14 +155,16 @@ int run(const DLTensor* q_nope, const DLTensor* q_pe, const DLTensor* ckv_cache,
       return 3;
     }
   } else {
-    cudaFuncSetAttribute(dsa_tck_split_kernel<kPdl>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                         static_cast<int>(smem));
-    dsa_tck_split_kernel<kPdl><<<static_cast<unsigned>(tokens * splits), kThreads, smem, stream>>>(a);
+    cudaFuncSetAttribute(dsa_tck_split_kernel<kPdl, false, kHalfPartials>,
+                         cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+    dsa_tck_split_kernel<kPdl, false, kHalfPartials>
+        <<<static_cast<unsigned>(tokens * splits), kThreads, smem, stream>>>(a);
   }
   Args c = a;  // the combine's view: one partial per merged split
   c.splits = static_cast<int>(merged);
-  launch_combine<kPdl>(c, static_cast<unsigned>(tokens * kHeads * 4),
-                       static_cast<__nv_bfloat16*>(output->data), static_cast<float*>(lse->data), stream);
+  launch_combine<kPdl, kHalfPartials>(c, static_cast<unsigned>(tokens * kHeads * 4),
+                                      static_cast<__nv_bfloat16*>(output->data),
+                                      static_cast<float*>(lse->data), stream);
   cudaFreeAsync(scratch, stream);
   return cudaGetLastError() == cudaSuccess ? 0 : 3;
 }
