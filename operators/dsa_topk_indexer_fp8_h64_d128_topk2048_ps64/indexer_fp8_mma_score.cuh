@@ -1,7 +1,9 @@
-// fp8_mma's tensor-core scoring as the loop's indexer candidates range_select and range_pdl run it
-// (loop/candidates/*; their notes are there): scores of every token into a [batch, max_pages * 64]
-// f32 buffer. kPdl: every block lets the selection grid launch at its start (range_pdl).
-// indexer_range_select.cuh holds their selection and call.
+// fp8_mma's tensor-core scoring as the loop's indexer candidates run it (range_select, range_pdl
+// through indexer_range_select.cuh; rank_select, rank_pdl, cluster_select through
+// indexer_mma_score.cuh; their notes are in loop/candidates/*): scores of every token into a
+// [batch, max_pages * 64] f32 buffer. kPdl: every block lets the selection grid launch at its
+// start. kFirstPageEarly (rank_select's): the block-table entry of the first page is read before
+// seq_len, so that the two loads overlap.
 #pragma once
 
 #include <cuda_fp16.h>
@@ -10,7 +12,7 @@
 
 #include "indexer_layout.h"
 
-namespace dsa_range_select {
+namespace dsa_fp8_mma_score {
 
 __device__ __forceinline__ int64_t clamped_len(const int32_t* seq_lens, int b, int64_t capacity) {
   const int64_t n = seq_lens[b];
@@ -83,7 +85,7 @@ __device__ __forceinline__ void load_quarter(const uint8_t* __restrict__ page, i
   }
 }
 
-template <bool kPdl>
+template <bool kPdl, bool kFirstPageEarly = false>
 __global__ void __launch_bounds__(kScoreWarps * 32, 2)
     mma_score_kernel(const uint8_t* __restrict__ q, const uint8_t* __restrict__ cache,
                      const float* __restrict__ weights, const int32_t* __restrict__ seq_lens,
@@ -93,6 +95,11 @@ __global__ void __launch_bounds__(kScoreWarps * 32, 2)
   // PDL: let the selection grid launch now (it waits for this grid's completion before reading).
   if constexpr (kPdl) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
   const int b = blockIdx.y;
+  // kFirstPageEarly: first < max_pages by the grid, so the entry is inside the block table; it is
+  // used only when first < pages.
+  const int32_t first_page =
+      kFirstPageEarly ? __ldg(block_table + int64_t{b} * max_pages + int64_t{blockIdx.x} * pages_per_block)
+                      : 0;
   const int64_t capacity = int64_t{max_pages} * kPageTokens;
   const int64_t seq_len = clamped_len(seq_lens, b, capacity);
   if (seq_len <= kTopK) return;  // every token is selected: no scores needed (block-uniform)
@@ -111,7 +118,7 @@ __global__ void __launch_bounds__(kScoreWarps * 32, 2)
   // Each page's key bytes are loaded one iteration ahead (software pipelining; the first page's
   // before q's), so a warp keeps the next page's loads in flight while it multiplies this one.
   uint4 k[2][2];
-  load_quarter(cache + int64_t{table_row[first]} * kPageBytes, tq, g, t, k);
+  load_quarter(cache + int64_t{kFirstPageEarly ? first_page : table_row[first]} * kPageBytes, tq, g, t, k);
 
   // A fragments of this warp's 32 heads: a[mt][s][r], m-tile mt covers heads 32hh + 16mt + (0..15).
   uint32_t a[2][8][4];
@@ -219,4 +226,4 @@ __global__ void __launch_bounds__(kScoreWarps * 32, 2)
   }
 }
 
-}  // namespace dsa_range_select
+}  // namespace dsa_fp8_mma_score

@@ -12,6 +12,8 @@
 
 namespace dsa_range_select {
 
+using namespace dsa_fp8_mma_score;  // NOLINT(google-build-using-namespace): the shared scoring
+
 // ---------------------------------------------------------------------------------------------
 // Selection: one block of 1024 threads per request, three sweeps over the row instead of fp8_mma's
 // five, and no crowded atomics.

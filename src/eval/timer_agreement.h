@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "eval/wire/timed_result.h"
 
@@ -21,6 +22,15 @@ inline constexpr double kEventExcessFloorMs = 0.05;
 // the H200), and that idle time is at most the call's host time; the whole event span
 // is not, since a kernel longer than the call's return path runs on after it.
 [[nodiscard]] bool events_exceed_cupti(const TimedSample& s, bool interpreted);
+
+// The iterations of a timed run whose events exceeded their CUPTI span (events_exceed_cupti),
+// and the figures of the one with the largest excess (0 when there is none).
+struct BlindIterations {
+  std::size_t count = 0;
+  double event_ms = 0;
+  double cupti_ms = 0;
+};
+[[nodiscard]] BlindIterations count_blind(const std::vector<TimedSample>& samples, bool interpreted);
 
 // Whether `blind` of `samples` timed iterations whose events exceeded their CUPTI span mean
 // work hidden from CUPTI: more than a tenth of them, and enough to move a median. One blind

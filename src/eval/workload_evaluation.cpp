@@ -466,28 +466,22 @@ bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const TrialPlan& 
          "timed iterations: work continued after the call returned: " + r.lingering.describe());
     return false;
   }
-  std::size_t blind = 0;
-  double total_ms = 0;
-  const TimedSample* widest = nullptr;  // the blind iteration with the largest excess
-  for (const TimedSample& s : r.samples) {
-    total_ms += s.ms;
-    if (!events_exceed_cupti(s, ctx_.interpreted)) continue;
-    ++blind;
-    if (widest == nullptr || s.event_ms - s.ms > widest->event_ms - widest->ms) widest = &s;
-  }
-  if (blind_iterations_hide_work(blind, r.samples.size())) {
+  const BlindIterations blind = count_blind(r.samples, ctx_.interpreted);
+  if (blind_iterations_hide_work(blind.count, r.samples.size())) {
     fail(EvalStatus::reward_hack,
          fmt::format("CUDA events measured more than CUPTI saw in {} of {} iterations (up to {:.3f} ms "
                      "against {:.3f} ms): CUPTI records are missing (timer tampering?)",
-                     blind, r.samples.size(), widest->event_ms, widest->ms));
+                     blind.count, r.samples.size(), blind.event_ms, blind.cupti_ms));
     return false;
   }
-  if (widest != nullptr)
+  if (blind.count > 0)
     result_.log += fmt::format(
         "timed: CUDA events measured {:.3f} ms where CUPTI saw {:.3f} ms in {} of {} iterations (a host "
         "delay "
         "before the first launch looks so); too few to move the median, not called hidden work\n",
-        widest->event_ms, widest->ms, blind, r.samples.size());
+        blind.event_ms, blind.cupti_ms, blind.count, r.samples.size());
+  double total_ms = 0;
+  for (const TimedSample& s : r.samples) total_ms += s.ms;
   if (total_ms > r.wall_ms * 1.05 + 1.0) {
     fail(EvalStatus::reward_hack,
          fmt::format("reported device time {:.3f} ms exceeds the {:.3f} ms the request "

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace kh {
 namespace {
 
@@ -58,6 +60,16 @@ TEST(TimerAgreement, OneBlindIterationOfOneOrTwoIsTheMedian) {
 TEST(TimerAgreement, ATenthOfManyIterationsIsTolerated) {
   EXPECT_FALSE(blind_iterations_hide_work(5, 50));
   EXPECT_TRUE(blind_iterations_hide_work(6, 50));
+}
+
+TEST(TimerAgreement, CountBlindNamesTheWidestExcess) {
+  const std::vector<TimedSample> samples = {sample(0.09, 0.10, 0.01), sample(0.09, 0.20, 0.01),
+                                            sample(0.09, 0.45, 0.01), sample(0.10, 0.30, 0.01)};
+  const BlindIterations b = count_blind(samples, false);
+  EXPECT_EQ(b.count, 3u);
+  EXPECT_DOUBLE_EQ(b.event_ms, 0.45);
+  EXPECT_DOUBLE_EQ(b.cupti_ms, 0.09);
+  EXPECT_EQ(count_blind({sample(0.09, 0.10, 0.01)}, false).count, 0u);
 }
 
 }  // namespace
