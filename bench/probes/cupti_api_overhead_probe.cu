@@ -9,6 +9,8 @@
 //   none        no CUPTI (cudaEvent span around the call)
 //   kernels     CONCURRENT_KERNEL activity only
 //   all_api     + RUNTIME + DRIVER: what kharness enables today
+//   driver_api  + DRIVER only; runtime_api + RUNTIME only (does one kind alone carry every
+//               launch's correlation id, for less?)
 //   launch_api  + only the API calls that submit device work (names with Launch, Memcpy or
 //               Memset), enabled one by one (cuptiActivityEnableRuntimeApi / DriverApi)
 // A call is LAUNCHES launches of a ~2 us kernel on one stream, each followed by EXTRA cheap API
@@ -20,7 +22,7 @@
 // Build and run on the GPU machine:
 //   nvcc -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -o cupti_api_overhead_probe \
 //     bench/probes/cupti_api_overhead_probe.cu -lcupti
-//   for m in none kernels all_api launch_api; do ./cupti_api_overhead_probe $m 6 0; \
+//   for m in none kernels all_api driver_api runtime_api launch_api; do ./cupti_api_overhead_probe $m 6 0; \
 //     ./cupti_api_overhead_probe $m 6 4; done
 #include <cuda_runtime.h>
 #include <cupti.h>
@@ -105,14 +107,15 @@ int main(int argc, char** argv) {
   if (mode != "none") {
     cuptiActivityRegisterCallbacks(requested, completed);
     cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    if (mode == "all_api") {
-      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
-      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
-    } else if (mode == "launch_api") {
+    const bool runtime_kind = mode == "all_api" || mode == "runtime_api";
+    const bool driver_kind = mode == "all_api" || mode == "driver_api";
+    if (runtime_kind) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    if (driver_kind) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+    if (mode == "launch_api") {
       runtime_ids = enable_launch_apis(CUPTI_CB_DOMAIN_RUNTIME_API, cuptiActivityEnableRuntimeApi);
       driver_ids = enable_launch_apis(CUPTI_CB_DOMAIN_DRIVER_API, cuptiActivityEnableDriverApi);
-    } else if (mode != "kernels") {
-      std::fprintf(stderr, "mode: none, kernels, all_api or launch_api\n");
+    } else if (mode != "kernels" && !runtime_kind && !driver_kind) {
+      std::fprintf(stderr, "mode: none, kernels, all_api, driver_api, runtime_api or launch_api\n");
       return 2;
     }
   }

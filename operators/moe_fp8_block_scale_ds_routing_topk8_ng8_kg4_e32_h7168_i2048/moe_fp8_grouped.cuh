@@ -49,13 +49,50 @@ void launch_gemm(const GemmArgs& a, int n_tiles_x, int max_tiles, cudaStream_t s
   fp8_gemm<C, kGemm1><<<dim3(n_tiles_x, max_tiles), C::kThreads, C::kSmem, stream>>>(a);
 }
 
-template <class C1, class C2>
+// The routing and the row plan before GEMM1. kLean (fp8wg_lean; calls of at most kPlanMaxTokens
+// tokens and kPlanMaxLocal local experts): route, then plan_assign_zero (2 launches); otherwise the
+// two memsets, route, plan_tiles and assign_rows (5).
+template <bool kLean>
+void launch_routing(const DLTensor* routing_logits, const DLTensor* routing_bias, int tokens, int32_t offset,
+                    int local, float scaling, int bm, int64_t max_tiles, int64_t outputs, const Scratch& b,
+                    cudaStream_t stream) {
+  if constexpr (!kLean) {
+    cudaMemsetAsync(b.counts, 0, 2 * local * sizeof(int), stream);
+    cudaMemsetAsync(b.sum, 0, outputs * sizeof(float), stream);
+  }
+  // Lean: route's counts are not read (plan_assign_zero recounts), so they are left unzeroed.
+  route<<<(tokens + 3) / 4, 128, 0, stream>>>(static_cast<const float*>(routing_logits->data),
+                                              static_cast<const __nv_bfloat16*>(routing_bias->data), tokens,
+                                              offset, local, scaling, b.pick_local, b.pick_weight, b.counts);
+  if constexpr (kLean) {
+    const int64_t sum4 = outputs / 4;  // H = 7168 is a multiple of 4
+    int64_t zero_blocks = (sum4 + 4 * kPlanThreads - 1) / (4 * kPlanThreads);
+    zero_blocks = zero_blocks < 1 ? 1 : (zero_blocks > 64 ? 64 : zero_blocks);
+    plan_assign_zero<<<static_cast<unsigned>(1 + zero_blocks), kPlanThreads, 0, stream>>>(
+        b.pick_local, b.pick_weight, tokens, local, bm, static_cast<int>(max_tiles), b.offsets, b.tiles,
+        b.num_tiles, b.row_token, b.row_weight, reinterpret_cast<float4*>(b.sum), sum4);
+  } else {
+    const int64_t picks = static_cast<int64_t>(tokens) * kTopK;
+    plan_tiles<<<1, 32, 0, stream>>>(b.counts, local, bm, static_cast<int>(max_tiles), b.offsets, b.tiles,
+                                     b.num_tiles);
+    assign_rows<<<static_cast<unsigned>((picks + 255) / 256), 256, 0, stream>>>(
+        b.pick_local, b.pick_weight, tokens, b.offsets, b.cursors, b.row_token, b.row_weight);
+  }
+}
+
+template <class C1, class C2, bool kLean = false>
 int run_moe(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTensor* hidden_states,
             const DLTensor* hidden_states_scale, const DLTensor* gemm1_weights,
             const DLTensor* gemm1_weights_scale, const DLTensor* gemm2_weights,
             const DLTensor* gemm2_weights_scale, int32_t local_expert_offset, float routed_scaling_factor,
             DLTensor* output, cudaStream_t stream) {
   static_assert(C1::BM == C2::BM, "one tile list serves both GEMMs");
+  if constexpr (kLean) {
+    if (routing_logits->shape[0] > kPlanMaxTokens || gemm1_weights->shape[0] > kPlanMaxLocal)
+      return run_moe<C1, C2, false>(routing_logits, routing_bias, hidden_states, hidden_states_scale,
+                                    gemm1_weights, gemm1_weights_scale, gemm2_weights, gemm2_weights_scale,
+                                    local_expert_offset, routed_scaling_factor, output, stream);
+  }
   constexpr int BM = C1::BM;
   const int tokens = static_cast<int>(routing_logits->shape[0]);
   const int hidden = static_cast<int>(hidden_states->shape[1]);
@@ -78,16 +115,8 @@ int run_moe(const DLTensor* routing_logits, const DLTensor* routing_bias, const 
                       stream) != cudaSuccess)
     return 1;
   b.layout(scratch, local, picks, max_rows, inter, outputs, max_tiles);
-  cudaMemsetAsync(b.counts, 0, 2 * local * sizeof(int), stream);
-  cudaMemsetAsync(b.sum, 0, outputs * sizeof(float), stream);
-
-  route<<<(tokens + 3) / 4, 128, 0, stream>>>(
-      static_cast<const float*>(routing_logits->data), static_cast<const __nv_bfloat16*>(routing_bias->data),
-      tokens, local_expert_offset, local, routed_scaling_factor, b.pick_local, b.pick_weight, b.counts);
-  plan_tiles<<<1, 32, 0, stream>>>(b.counts, local, BM, static_cast<int>(max_tiles), b.offsets, b.tiles,
-                                   b.num_tiles);
-  assign_rows<<<static_cast<unsigned>((picks + 255) / 256), 256, 0, stream>>>(
-      b.pick_local, b.pick_weight, tokens, b.offsets, b.cursors, b.row_token, b.row_weight);
+  launch_routing<kLean>(routing_logits, routing_bias, tokens, local_expert_offset, local,
+                        routed_scaling_factor, BM, max_tiles, outputs, b, stream);
 
   GemmArgs g1{};
   g1.a = static_cast<const uint8_t*>(hidden_states->data);
@@ -127,9 +156,21 @@ int run_moe(const DLTensor* routing_logits, const DLTensor* routing_bias, const 
   return 0;
 }
 
+// fp8wg's configurations (its candidate's notes say why): mma.sync for T <= 128, wgmma above.
+struct Fp8wgPlan {
+  //                   BM   BN  halves WM WN stages minBlocks wgmma
+  using G1Small = Cfg<16, 64, 2, 1, 4, 6, 2>;
+  using G2Small = Cfg<16, 64, 1, 1, 4, 6, 3>;
+  using G1Mid = Cfg<64, 64, 2, 4, 1, 4, 2, true>;      // one warpgroup: wgmma m64n64k32 x2
+  using G2Mid = Cfg<64, 128, 1, 4, 1, 4, 2, true>;     // wgmma m64n128k32
+  using G1Large = Cfg<128, 64, 2, 8, 1, 4, 1, true>;   // wgmma m64n64k32 x2 (X1, X2)
+  using G2Large = Cfg<128, 128, 1, 8, 1, 4, 1, true>;  // wgmma m64n128k32
+};
+
 // The entry's body. Plan: the GEMM1 / GEMM2 configurations for T <= 128 (G1Small, G2Small),
-// T <= 2048 (G1Mid, G2Mid) and above (G1Large, G2Large). 1 for shapes these kernels are not for.
-template <class Plan>
+// T <= 2048 (G1Mid, G2Mid) and above (G1Large, G2Large). kLeanSmall: the small calls plan their rows
+// with launch_routing's lean path. 1 for shapes these kernels are not for.
+template <class Plan, bool kLeanSmall = false>
 int run(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTensor* hidden_states,
         const DLTensor* hidden_states_scale, const DLTensor* gemm1_weights,
         const DLTensor* gemm1_weights_scale, const DLTensor* gemm2_weights,
@@ -144,7 +185,7 @@ int run(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTe
 #define KH_MOE_ARGS                                                                                     \
   routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale, \
       gemm2_weights, gemm2_weights_scale, local_expert_offset, routed_scaling_factor, output, stream
-  if (tokens <= 128) return run_moe<typename Plan::G1Small, typename Plan::G2Small>(KH_MOE_ARGS);
+  if (tokens <= 128) return run_moe<typename Plan::G1Small, typename Plan::G2Small, kLeanSmall>(KH_MOE_ARGS);
   if (tokens <= 2048) return run_moe<typename Plan::G1Mid, typename Plan::G2Mid>(KH_MOE_ARGS);
   return run_moe<typename Plan::G1Large, typename Plan::G2Large>(KH_MOE_ARGS);
 #undef KH_MOE_ARGS

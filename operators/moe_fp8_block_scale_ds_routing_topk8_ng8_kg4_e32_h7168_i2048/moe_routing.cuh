@@ -128,4 +128,65 @@ __global__ void assign_rows(const int* __restrict__ pick_local, const float* __r
   row_weight[row] = pick_weight[p];
 }
 
+// ---------------------------------------------------------------- lean planning (fp8wg_lean)
+// For calls of at most kPlanMaxTokens tokens, one kernel replaces the two memsets, plan_tiles and
+// assign_rows: block 0 recounts each local expert's picks from route's pick_local (route's own
+// counts are then unused, so they need no zeroing), lays out the (expert, first row) tiles as
+// plan_tiles does and assigns every pick its row, with the counts and cursors in shared memory;
+// blocks 1.. zero GEMM2's fp32 sum. Small calls are a chain of short kernels whose launches, not
+// their work, set the latency, so a launch less is worth more than its kernel.
+constexpr int kPlanThreads = 1024;
+constexpr int kPlanMaxLocal = 256;
+constexpr int kPlanMaxTokens = 128;
+
+__global__ void __launch_bounds__(kPlanThreads)
+    plan_assign_zero(const int* __restrict__ pick_local, const float* __restrict__ pick_weight, int tokens,
+                     int local, int bm, int cap, int* __restrict__ offsets, int2* __restrict__ tiles,
+                     int* __restrict__ num_tiles, int* __restrict__ row_token, float* __restrict__ row_weight,
+                     float4* __restrict__ sum, int64_t sum4) {
+  const int tid = threadIdx.x;
+  if (blockIdx.x > 0) {
+    const int64_t stride = static_cast<int64_t>(gridDim.x - 1) * blockDim.x;
+    for (int64_t i = static_cast<int64_t>(blockIdx.x - 1) * blockDim.x + tid; i < sum4; i += stride)
+      sum[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    return;
+  }
+  __shared__ int count[kPlanMaxLocal];
+  __shared__ int cursor[kPlanMaxLocal];
+  __shared__ int first_row[kPlanMaxLocal];
+  __shared__ int pick_expert[kPlanMaxTokens * kTopK];
+  const int picks = tokens * kTopK;
+  for (int e = tid; e < local; e += blockDim.x) {
+    count[e] = 0;
+    cursor[e] = 0;
+  }
+  __syncthreads();
+  for (int p = tid; p < picks; p += blockDim.x) {
+    const int le = pick_local[p];
+    pick_expert[p] = le;
+    if (le >= 0) atomicAdd(&count[le], 1);
+  }
+  __syncthreads();
+  if (tid == 0) {  // plan_tiles's layout, from shared memory
+    int off = 0, n = 0;
+    for (int e = 0; e < local; ++e) {
+      offsets[e] = off;
+      first_row[e] = off;
+      const int c = count[e];
+      for (int m0 = 0; m0 < c && n < cap; m0 += bm) tiles[n++] = make_int2(e, m0);
+      off += c;
+    }
+    offsets[local] = off;
+    *num_tiles = n;
+  }
+  __syncthreads();
+  for (int p = tid; p < picks; p += blockDim.x) {
+    const int le = pick_expert[p];
+    if (le < 0) continue;
+    const int row = first_row[le] + atomicAdd(&cursor[le], 1);
+    row_token[row] = p / kTopK;
+    row_weight[row] = pick_weight[p];
+  }
+}
+
 }  // namespace moe_fp8_grouped

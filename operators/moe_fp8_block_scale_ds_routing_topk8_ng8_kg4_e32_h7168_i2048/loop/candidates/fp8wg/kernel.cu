@@ -19,31 +19,15 @@
 // Hopper fp8 rate. Expected T=14107: ~2-3 ms (vs ~4-6 ms fp8mma, 30.6 ms baseline), T=901
 // ~0.35-0.45 ms; T <= 128 as fp8mma (T=1 ~50 us, T=16 ~300 us, T=52-80 ~400-500 us).
 // The routing, the GEMMs and the call are the operator's moe_routing.cuh, moe_fp8_gemm.cuh and
-// moe_fp8_grouped.cuh (fp8mma and fp8wg differ only in the configurations below).
+// moe_fp8_grouped.cuh (fp8mma and fp8wg differ only in their configurations: fp8wg's is Fp8wgPlan there).
 #include "moe_fp8_grouped.cuh"
-
-namespace {
-
-using moe_fp8_grouped::Cfg;
-
-struct Plan {
-  //                   BM   BN  halves WM WN stages minBlocks wgmma
-  using G1Small = Cfg<16, 64, 2, 1, 4, 6, 2>;
-  using G2Small = Cfg<16, 64, 1, 1, 4, 6, 3>;
-  using G1Mid = Cfg<64, 64, 2, 4, 1, 4, 2, true>;      // one warpgroup: wgmma m64n64k32 x2
-  using G2Mid = Cfg<64, 128, 1, 4, 1, 4, 2, true>;     // wgmma m64n128k32
-  using G1Large = Cfg<128, 64, 2, 8, 1, 4, 1, true>;   // wgmma m64n64k32 x2 (X1, X2)
-  using G2Large = Cfg<128, 128, 1, 8, 1, 4, 1, true>;  // wgmma m64n128k32
-};
-
-}  // namespace
 
 int moe_fp8wg(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTensor* hidden_states,
               const DLTensor* hidden_states_scale, const DLTensor* gemm1_weights,
               const DLTensor* gemm1_weights_scale, const DLTensor* gemm2_weights,
               const DLTensor* gemm2_weights_scale, int32_t local_expert_offset, float routed_scaling_factor,
               DLTensor* output, kh_stream_t stream) {
-  return moe_fp8_grouped::run<Plan>(routing_logits, routing_bias, hidden_states, hidden_states_scale,
-                                    gemm1_weights, gemm1_weights_scale, gemm2_weights, gemm2_weights_scale,
-                                    local_expert_offset, routed_scaling_factor, output, stream);
+  return moe_fp8_grouped::run<moe_fp8_grouped::Fp8wgPlan>(
+      routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
+      gemm2_weights, gemm2_weights_scale, local_expert_offset, routed_scaling_factor, output, stream);
 }
