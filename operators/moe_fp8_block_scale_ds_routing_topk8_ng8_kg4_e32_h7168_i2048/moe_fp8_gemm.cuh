@@ -131,7 +131,7 @@ __device__ __forceinline__ int swz_t(int r, int c) {
 }
 
 template <int BM_, int BN_, int kHalves_, int WM_, int WN_, int STAGES_, int MINB_, bool WG_ = false,
-          bool FOLD128_ = false>
+          bool FOLD128_ = false, bool CAST_ = false>
 struct Cfg {
   static constexpr int BM = BM_, BN = BN_, kHalves = kHalves_, WM = WM_, WN = WN_, STAGES = STAGES_;
   static constexpr bool kWg = WG_;  // warpgroup MMA: BM = 64 * warpgroups, WM = BM / 16, WN = 1
@@ -139,6 +139,10 @@ struct Cfg {
   // activation scale is one per 128 k; GEMM2's, of the re-quantised codes, one per 64 k).
   static constexpr bool kFold128 = FOLD128_;
   static_assert(!FOLD128_ || WG_, "the single fold is a wgmma path");
+  // GEMM2 only: the last block of each column tile casts that tile of the sum to bf16 (no to_bf16
+  // launch after it; cast_when_last).
+  static constexpr bool kCastLast = CAST_;
+  static_assert(!CAST_ || kHalves_ == 1, "the cast follows GEMM2");
   static constexpr int kMinBlocks = MINB_;
   static constexpr int kThreads = 32 * WM * WN;
   static constexpr int TM = BM / WM, TN = BN / WN;
@@ -170,17 +174,55 @@ struct GemmArgs {
   const int* row_token;
   const float* row_weight;
   int tokens, k_dim, n_out;  // n_out: output columns (per half for GEMM1)
-  uint8_t* act;              // GEMM1 output codes [rows, n_out]
-  float* act_scale;          // GEMM1 output scales [rows, n_out / 64]
-  float* sum;                // GEMM2 output [T, n_out], fp32, accumulated
+  // GEMM1: its output codes [rows, n_out] and scales [rows, n_out / 64]. GEMM2 (kCastLast): act
+  // is the bf16 output [T, n_out] and act_scale the column tiles' arrival counters (unsigned,
+  // zeroed before the call); unused otherwise. (New fields would change every kernel's parameter
+  // block, and with it the PTX that the shipped candidates were measured with.)
+  uint8_t* act;
+  float* act_scale;
+  float* sum;  // GEMM2 output [T, n_out], fp32, accumulated
 };
+
+// Columns [n0, n0 + BN) of every token's fp32 sum as bf16 into act (GEMM2's kCastLast).
+template <class C>
+__device__ void cast_tile(const GemmArgs& p, int n0) {
+  constexpr int kPairs = C::BN / 2;
+  auto* out = reinterpret_cast<__nv_bfloat162*>(p.act);
+  for (int i = threadIdx.x; i < p.tokens * kPairs; i += C::kThreads) {
+    const int64_t at = static_cast<int64_t>(i / kPairs) * kH + n0 + 2 * (i % kPairs);
+    const float2 v = __ldcg(reinterpret_cast<const float2*>(p.sum + at));  // the atomics' values, in L2
+    out[at / 2] = __floats2bfloat162_rn(v.x, v.y);
+  }
+}
+
+// GEMM2's kCastLast epilogue: every block of column tile blockIdx.x arrives once its atomics on
+// the sum are done; the last of the *num_tiles casts the tile.
+template <class C>
+__device__ void cast_when_last(const GemmArgs& p, int n0) {
+  __shared__ bool last;
+  __threadfence();  // this block's additions before its arrival
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned* arrived = reinterpret_cast<unsigned*>(p.act_scale);
+    last = atomicAdd(&arrived[blockIdx.x], 1u) + 1u == static_cast<unsigned>(*p.num_tiles);
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();  // the other blocks' additions, seen through their arrivals
+  cast_tile<C>(p, n0);
+}
 
 template <class C, bool kGemm1>
 __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) fp8_gemm(GemmArgs p) {
   extern __shared__ __align__(1024) uint8_t smem_raw[];
   uint8_t* smem = smem_raw;
   if constexpr (C::kWg) smem += (1024u - (smem_u32(smem_raw) & 1023u)) & 1023u;
-  if (static_cast<int>(blockIdx.y) >= *p.num_tiles) return;
+  if (static_cast<int>(blockIdx.y) >= *p.num_tiles) {
+    // No tile at all (no local pick): the sum's zeros are the output, cast by the first row of blocks.
+    if constexpr (C::kCastLast)
+      if (blockIdx.y == 0) cast_tile<C>(p, static_cast<int>(blockIdx.x) * C::BN);
+    return;
+  }
   const int2 tile = p.tiles[blockIdx.y];
   const int e = tile.x, m0 = tile.y;
   const int first = p.offsets[e];
@@ -438,6 +480,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinBlocks) fp8_gemm(GemmArgs 
                     make_float2(acc[mi][0][ni][2 * half] * wgt, acc[mi][0][ni][2 * half + 1] * wgt));
         }
       }
+    if constexpr (C::kCastLast) cast_when_last<C>(p, n0);
   }
 }
 

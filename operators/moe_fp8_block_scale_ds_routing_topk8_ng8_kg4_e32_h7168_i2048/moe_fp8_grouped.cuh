@@ -12,6 +12,7 @@ namespace moe_fp8_grouped {
 
 struct Scratch {
   int *counts, *cursors, *offsets, *pick_local, *row_token, *num_tiles;
+  unsigned* arrived;  // GEMM2's column tiles' arrival counters (kCastLast), after counts and cursors
   int2* tiles;
   float *pick_weight, *row_weight, *sum, *act_scale;
   uint8_t* act;
@@ -23,8 +24,10 @@ struct Scratch {
       ptr = base == nullptr ? nullptr : reinterpret_cast<std::remove_reference_t<decltype(ptr)>>(base + used);
       used += (count * static_cast<int64_t>(sizeof(*ptr)) + 255) / 256 * 256;
     };
-    carve(counts, 2 * local);  // counts and cursors side by side: one memset
+    // counts, cursors and the arrival counters side by side: one memset
+    carve(counts, 2 * local + kH / 64);
     cursors = base == nullptr ? nullptr : counts + local;
+    arrived = base == nullptr ? nullptr : reinterpret_cast<unsigned*>(counts + 2 * local);
     carve(offsets, local + 1);
     carve(num_tiles, 1);
     carve(tiles, max_tiles);
@@ -51,13 +54,14 @@ void launch_gemm(const GemmArgs& a, int n_tiles_x, int max_tiles, cudaStream_t s
 
 // The routing and the row plan before GEMM1. kLean (fp8wg_lean; calls of at most kPlanMaxTokens
 // tokens and kPlanMaxLocal local experts): route, then plan_assign_zero (2 launches); otherwise the
-// two memsets, route, plan_tiles and assign_rows (5).
+// two memsets, route, plan_tiles and assign_rows (5). Either zeroes `arrivals` counters of GEMM2's
+// cast (b.arrived), 0 without one.
 template <bool kLean>
 void launch_routing(const DLTensor* routing_logits, const DLTensor* routing_bias, int tokens, int32_t offset,
-                    int local, float scaling, int bm, int64_t max_tiles, int64_t outputs, const Scratch& b,
-                    cudaStream_t stream) {
+                    int local, float scaling, int bm, int64_t max_tiles, int64_t outputs, int arrivals,
+                    const Scratch& b, cudaStream_t stream) {
   if constexpr (!kLean) {
-    cudaMemsetAsync(b.counts, 0, 2 * local * sizeof(int), stream);
+    cudaMemsetAsync(b.counts, 0, (2 * local + arrivals) * sizeof(int), stream);
     cudaMemsetAsync(b.sum, 0, outputs * sizeof(float), stream);
   }
   // Lean: route's counts are not read (plan_assign_zero recounts), so they are left unzeroed.
@@ -70,7 +74,7 @@ void launch_routing(const DLTensor* routing_logits, const DLTensor* routing_bias
     zero_blocks = zero_blocks < 1 ? 1 : (zero_blocks > 64 ? 64 : zero_blocks);
     plan_assign_zero<<<static_cast<unsigned>(1 + zero_blocks), kPlanThreads, 0, stream>>>(
         b.pick_local, b.pick_weight, tokens, local, bm, static_cast<int>(max_tiles), b.offsets, b.tiles,
-        b.num_tiles, b.row_token, b.row_weight, reinterpret_cast<float4*>(b.sum), sum4);
+        b.num_tiles, b.row_token, b.row_weight, reinterpret_cast<float4*>(b.sum), sum4, b.arrived, arrivals);
   } else {
     const int64_t picks = static_cast<int64_t>(tokens) * kTopK;
     plan_tiles<<<1, 32, 0, stream>>>(b.counts, local, bm, static_cast<int>(max_tiles), b.offsets, b.tiles,
@@ -115,8 +119,9 @@ int run_moe(const DLTensor* routing_logits, const DLTensor* routing_bias, const 
                       stream) != cudaSuccess)
     return 1;
   b.layout(scratch, local, picks, max_rows, inter, outputs, max_tiles);
+  const int arrivals = C2::kCastLast ? hidden / C2::BN : 0;  // GEMM2's column tiles
   launch_routing<kLean>(routing_logits, routing_bias, tokens, local_expert_offset, local,
-                        routed_scaling_factor, BM, max_tiles, outputs, b, stream);
+                        routed_scaling_factor, BM, max_tiles, outputs, arrivals, b, stream);
 
   GemmArgs g1{};
   g1.a = static_cast<const uint8_t*>(hidden_states->data);
@@ -142,16 +147,19 @@ int run_moe(const DLTensor* routing_logits, const DLTensor* routing_bias, const 
   g2.w_scale = static_cast<const float*>(gemm2_weights_scale->data);
   g2.k_dim = inter;
   g2.n_out = hidden;
-  g2.act = nullptr;
-  g2.act_scale = nullptr;
+  // GEMM2's free fields (moe_fp8_gemm.cuh's GemmArgs): with kCastLast, the bf16 output and the counters.
+  g2.act = C2::kCastLast ? static_cast<uint8_t*>(output->data) : nullptr;
+  g2.act_scale = C2::kCastLast ? reinterpret_cast<float*>(b.arrived) : nullptr;
   g2.sum = b.sum;
   launch_gemm<C2, false>(g2, hidden / C2::BN, static_cast<int>(max_tiles), stream);
 
-  const int64_t n4 = outputs / 4;  // H = 7168 is a multiple of 4
-  int64_t blocks = (n4 + 255) / 256;
-  if (blocks > 4096) blocks = 4096;
-  to_bf16<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(reinterpret_cast<const float4*>(b.sum), n4,
-                                                             static_cast<uint2*>(output->data));
+  if constexpr (!C2::kCastLast) {    // else GEMM2's last blocks cast
+    const int64_t n4 = outputs / 4;  // H = 7168 is a multiple of 4
+    int64_t blocks = (n4 + 255) / 256;
+    if (blocks > 4096) blocks = 4096;
+    to_bf16<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(reinterpret_cast<const float4*>(b.sum), n4,
+                                                               static_cast<uint2*>(output->data));
+  }
   cudaFreeAsync(scratch, stream);
   return 0;
 }

@@ -133,8 +133,9 @@ __global__ void assign_rows(const int* __restrict__ pick_local, const float* __r
 // assign_rows: block 0 recounts each local expert's picks from route's pick_local (route's own
 // counts are then unused, so they need no zeroing), lays out the (expert, first row) tiles as
 // plan_tiles does and assigns every pick its row, with the counts and cursors in shared memory;
-// blocks 1.. zero GEMM2's fp32 sum. Small calls are a chain of short kernels whose launches, not
-// their work, set the latency, so a launch less is worth more than its kernel.
+// blocks 1.. zero GEMM2's fp32 sum (block 0 also zeroes the `arrivals` counters of GEMM2's cast). Small calls
+// are a chain of short kernels whose launches, not their work, set the latency, so a launch less is worth
+// more than its kernel.
 constexpr int kPlanThreads = 1024;
 constexpr int kPlanMaxLocal = 256;
 constexpr int kPlanMaxTokens = 128;
@@ -143,7 +144,7 @@ __global__ void __launch_bounds__(kPlanThreads)
     plan_assign_zero(const int* __restrict__ pick_local, const float* __restrict__ pick_weight, int tokens,
                      int local, int bm, int cap, int* __restrict__ offsets, int2* __restrict__ tiles,
                      int* __restrict__ num_tiles, int* __restrict__ row_token, float* __restrict__ row_weight,
-                     float4* __restrict__ sum, int64_t sum4) {
+                     float4* __restrict__ sum, int64_t sum4, unsigned* __restrict__ arrived, int arrivals) {
   const int tid = threadIdx.x;
   if (blockIdx.x > 0) {
     const int64_t stride = static_cast<int64_t>(gridDim.x - 1) * blockDim.x;
@@ -160,6 +161,7 @@ __global__ void __launch_bounds__(kPlanThreads)
     count[e] = 0;
     cursor[e] = 0;
   }
+  for (int i = tid; i < arrivals; i += blockDim.x) arrived[i] = 0u;  // GEMM2's cast, if any
   __syncthreads();
   for (int p = tid; p < picks; p += blockDim.x) {
     const int le = pick_local[p];
