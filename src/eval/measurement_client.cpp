@@ -377,7 +377,10 @@ std::optional<CallFailure> MeasurementClient::measure(std::string_view kind, nlo
                 h.value("sticky", false), std::nullopt};
   if (h.contains("error_status")) {
     const auto status = parse_status(h.at("error_status").get<std::string>());
-    if (status && (*status == EvalStatus::incorrect_shape || *status == EvalStatus::incorrect_dtype))
+    // Only verdicts against the candidate are taken from its worker: claiming one can only
+    // fail it. reward_hack: CUPTI lost records during its timed calls (TimerRecordsLost).
+    if (status && (*status == EvalStatus::incorrect_shape || *status == EvalStatus::incorrect_dtype ||
+                   *status == EvalStatus::reward_hack))
       f.status = status;
   }
   if (f.sticky) recover();

@@ -22,7 +22,7 @@ BlindIterations count_blind(const std::vector<TimedSample>& samples, bool interp
 }
 
 bool blind_iterations_hide_work(std::size_t blind, std::size_t samples) {
-  return blind * 10 > samples && (blind >= 2 || samples < 3);
+  return blind > 0 && 2 * blind >= samples;
 }
 
 }  // namespace kh

@@ -32,13 +32,13 @@ struct BlindIterations {
 };
 [[nodiscard]] BlindIterations count_blind(const std::vector<TimedSample>& samples, bool interpreted);
 
-// Whether `blind` of `samples` timed iterations whose events exceeded their CUPTI span mean
-// work hidden from CUPTI: more than a tenth of them, and enough to move a median. One blind
-// iteration of three or more cannot (the latency is a median of each trial's samples, and a
-// hidden iteration is among the shortest), and one is what a host delay before the first
-// launch looks like: on the H200 (2026-12-05) an honest candidate, the same kernels as one
-// that passed, had 1 of 5 iterations so and was called a reward hack. A tamperer hides work
-// in every iteration it wants faster, so it stays caught (cupti_blind.cu).
+// Whether `blind` of `samples` timed iterations of a trial whose events exceeded their CUPTI
+// span mean work hidden from CUPTI: at least half of them. Fewer are left out of the latency
+// (workload_evaluation.cpp), so hiding work in them gains nothing, and an honest call has them:
+// a host delay before the first launch looks the same (on the H100 of 2026-12-05 an honest
+// one-kernel call, gdn_prefill's lane8 on 23 tokens, had 13 of 50 iterations so, events up to
+// 0.215 ms against CUPTI's 0.008 ms; on the H200 another had 1 of 5). A tamperer must hide work
+// in most iterations to move a median, and then stays caught (cupti_blind.cu).
 [[nodiscard]] bool blind_iterations_hide_work(std::size_t blind, std::size_t samples);
 
 }  // namespace kh

@@ -10,6 +10,7 @@
 
 #include "error/error.h"
 #include "timing/detail/cupti_call.h"
+#include "timing/iteration_timer.h"
 
 namespace kh {
 
@@ -179,7 +180,7 @@ ActivityLog CuptiActivity::drain() {
   std::string error = std::exchange(s.parse_error, {});
   ActivityLog log = std::exchange(s.log, {});
   if (!error.empty()) throw Error("CUPTI activity: " + error);
-  if (dropped > 0) throw Error("CUPTI activity dropped " + std::to_string(dropped) + " records");
+  if (dropped > 0) throw TimerRecordsLost("CUPTI activity dropped " + std::to_string(dropped) + " records");
   return log;
 }
 

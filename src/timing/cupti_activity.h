@@ -51,8 +51,8 @@ class CuptiActivity {
   // came before the caller's timing began.
   void discard() noexcept;
   // Flushes all of CUPTI's buffers (forced) and returns the records delivered since
-  // the last drain. Throws kh::Error when CUPTI dropped records or a buffer could
-  // not be parsed: spans computed from a partial record set would be wrong.
+  // the last drain. Throws TimerRecordsLost (iteration_timer.h) when CUPTI dropped records, kh::Error when a
+  // buffer could not be parsed: spans computed from a partial record set would be wrong.
   [[nodiscard]] ActivityLog drain();
   // Whether drain() ran since the last ask. After a forced flush the next CUDA call that
   // makes a record (a launch, memset or copy) costs 180-270 us on the H200, whatever

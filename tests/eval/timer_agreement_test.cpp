@@ -41,25 +41,26 @@ TEST(TimerAgreement, AnExcessBeyondTheInterpretedCallsHostTimeIsBlindness) {
   EXPECT_TRUE(events_exceed_cupti(sample(0.2, 0.7, -1), true)) << "no host time measured: no allowance";
 }
 
-// ksplit_lean24 on the H200 (2026-12-05): 1 of 5 iterations of one workload blind, the same
-// kernels as ksplit_rows16, which passed it. One blind iteration of three or more cannot move
-// a median; two can.
-TEST(TimerAgreement, OneBlindIterationIsNotHiddenWork) {
-  EXPECT_FALSE(blind_iterations_hide_work(1, 5));
-  EXPECT_FALSE(blind_iterations_hide_work(1, 3));
+// Blind iterations are left out of the latency, so only a trial blind in at least half its
+// iterations (no majority of agreeing samples) is called hidden work. ksplit_lean24 on the H200
+// (2026-12-05): 1 of 5 iterations blind; ksplit_tinv24's lane8 call on the H100: 13 of 50.
+TEST(TimerAgreement, FewerThanHalfBlindIsNotHiddenWork) {
   EXPECT_FALSE(blind_iterations_hide_work(0, 5));
-  EXPECT_TRUE(blind_iterations_hide_work(2, 5));
+  EXPECT_FALSE(blind_iterations_hide_work(1, 5));
+  EXPECT_FALSE(blind_iterations_hide_work(2, 5));
+  EXPECT_FALSE(blind_iterations_hide_work(13, 50));
+  EXPECT_FALSE(blind_iterations_hide_work(24, 50));
+}
+
+TEST(TimerAgreement, HalfOrMoreBlindIsHiddenWork) {
+  EXPECT_TRUE(blind_iterations_hide_work(3, 5));
+  EXPECT_TRUE(blind_iterations_hide_work(25, 50));
   EXPECT_TRUE(blind_iterations_hide_work(5, 5)) << "a tamperer is blind in every iteration";
 }
 
-TEST(TimerAgreement, OneBlindIterationOfOneOrTwoIsTheMedian) {
+TEST(TimerAgreement, OneBlindIterationOfOneOrTwoIsHiddenWork) {
   EXPECT_TRUE(blind_iterations_hide_work(1, 1));
   EXPECT_TRUE(blind_iterations_hide_work(1, 2));
-}
-
-TEST(TimerAgreement, ATenthOfManyIterationsIsTolerated) {
-  EXPECT_FALSE(blind_iterations_hide_work(5, 50));
-  EXPECT_TRUE(blind_iterations_hide_work(6, 50));
 }
 
 TEST(TimerAgreement, CountBlindNamesTheWidestExcess) {

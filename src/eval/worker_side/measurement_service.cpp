@@ -19,6 +19,7 @@
 #include "eval/worker_side/timed_loop.h"
 #include "tensor/chunked_hash.h"
 #include "tensor/element_access.h"
+#include "timing/iteration_timer.h"
 #include "trace/json_io.h"
 #include "worker/worker_endpoint.h"
 
@@ -388,6 +389,10 @@ Message MeasurementService::time(const Message& request) {
   KeptOutputs kept;
   try {
     r = run_timed_loop(*backend_, solution, device_sets, layouts, config, kept);
+  } catch (const TimerRecordsLost& e) {
+    r.error = std::string("CUPTI records are missing: ") + e.what() +
+              " during the timed calls (recording switched off around work? timer tampering)";
+    r.error_status = EvalStatus::reward_hack;
   } catch (const Error& e) {
     r.error = e.what();
   }
