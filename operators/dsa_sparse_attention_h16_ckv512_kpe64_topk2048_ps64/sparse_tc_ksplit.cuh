@@ -2,6 +2,8 @@
 // candidates built on it (loop/candidates/tc_ksplit, ksplit_pdl, cluster_reduce, ksplit_h16): a split kernel
 // per (token, split of its index list) and a combine kernel per (token, head, quarter of the 512
 // dims). Their launches are sparse_tc_ksplit_run.cuh's. The algorithm's notes: tc_ksplit/kernel.cu.
+// The earlier tc_split, tc_ldsm and tc_ldsm_pdl (sparse_tc_split.cuh) use its tiles, gathers and
+// mma primitives; tc_ldsm's combine is combine_splits<false, false>.
 #pragma once
 
 #include <cooperative_groups.h>
@@ -464,10 +466,10 @@ __device__ __forceinline__ float4 load_partial(const float* part_o, int64_t at) 
   }
 }
 
-template <bool kPdl, bool kHalfPartials = false>
-__global__ void __launch_bounds__(kCombineThreads)
-    dsa_tck_combine_kernel(const float* part_o, const float* part_m, const float* part_l, int splits,
-                           __nv_bfloat16* output, float* lse) {
+// The combine's body, also tc_ldsm's combine kernel (under that candidate's own name).
+template <bool kPdl, bool kHalfPartials>
+__device__ __forceinline__ void combine_splits(const float* part_o, const float* part_m, const float* part_l,
+                                               int splits, __nv_bfloat16* output, float* lse) {
   __shared__ float weight[kCombineThreads];
   __shared__ float scratch[kCombineGroups];
   __shared__ float4 partial[kCombineGroups][32];
@@ -531,6 +533,13 @@ __global__ void __launch_bounds__(kCombineThreads)
     dst[1] = __floats2bfloat162_rn(o.z * inv, o.w * inv);
   }
   if (threadIdx.x == 0 && quarter == 0) lse[th] = l > 0.f ? m + log2f(l) : -INFINITY;
+}
+
+template <bool kPdl, bool kHalfPartials = false>
+__global__ void __launch_bounds__(kCombineThreads)
+    dsa_tck_combine_kernel(const float* part_o, const float* part_m, const float* part_l, int splits,
+                           __nv_bfloat16* output, float* lse) {
+  combine_splits<kPdl, kHalfPartials>(part_o, part_m, part_l, splits, output, lse);
 }
 
 }  // namespace dsa_tc_ksplit
