@@ -98,6 +98,8 @@ __device__ void score_tokens(const float* qs, const float* keys, int t0, float w
   }
 }
 
+// kSkipShortRows (smem_select's): rows of at most kTopK tokens, all selected, are not scored.
+template <bool kSkipShortRows = false>
 __global__ void __launch_bounds__(SCORE_WARPS * 32)
     score_kernel(const uint8_t* __restrict__ q, const uint8_t* __restrict__ cache,
                  const float* __restrict__ weights, const int32_t* __restrict__ seq_lens,
@@ -107,7 +109,7 @@ __global__ void __launch_bounds__(SCORE_WARPS * 32)
   const int64_t seq_len = clamped_len(seq_lens, b, capacity);
   const int64_t pages = (seq_len + kPageTokens - 1) / kPageTokens;
   const int64_t first = int64_t{blockIdx.x} * PAGES_PER_BLOCK;
-  if (first >= pages) return;
+  if ((kSkipShortRows && seq_len <= kTopK) || first >= pages) return;
   extern __shared__ float4 smem[];
   float* qs = reinterpret_cast<float*>(smem);
   float* keys = qs + kIndexHeads * kRowStride;
@@ -222,10 +224,10 @@ inline void run(const DLTensor* q_index_fp8, const DLTensor* k_index_cache_fp8, 
   float* scores = nullptr;
   if (capacity > 0) {
     cudaMallocAsync(reinterpret_cast<void**>(&scores), sizeof(float) * batch * capacity, stream);
-    cudaFuncSetAttribute(score_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kScoreSmemBytes);
+    cudaFuncSetAttribute(score_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, kScoreSmemBytes);
     const dim3 grid(static_cast<unsigned>((max_pages + PAGES_PER_BLOCK - 1) / PAGES_PER_BLOCK),
                     static_cast<unsigned>(batch));
-    score_kernel<<<grid, SCORE_WARPS * 32, kScoreSmemBytes, stream>>>(
+    score_kernel<false><<<grid, SCORE_WARPS * 32, kScoreSmemBytes, stream>>>(
         static_cast<const uint8_t*>(q_index_fp8->data), static_cast<const uint8_t*>(k_index_cache_fp8->data),
         static_cast<const float*>(weights->data), static_cast<const int32_t*>(seq_lens->data),
         static_cast<const int32_t*>(block_table->data), max_pages, scores);

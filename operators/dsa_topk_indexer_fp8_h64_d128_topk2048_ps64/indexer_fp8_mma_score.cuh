@@ -1,9 +1,11 @@
-// fp8_mma's tensor-core scoring as the loop's indexer candidates run it (range_select, range_pdl
-// through indexer_range_select.cuh; rank_select, rank_pdl, cluster_select through
-// indexer_mma_score.cuh; their notes are in loop/candidates/*): scores of every token into a
+// fp8_mma's tensor-core scoring as the loop's indexer candidates run it (fp8_mma, pool_keep,
+// scale_prefetch, fused_small directly; range_select, range_pdl through indexer_range_select.cuh;
+// rank_select, rank_pdl, cluster_select through indexer_mma_score.cuh; mma_pipe shares its MMA
+// helpers; their notes are in loop/candidates/*): scores of every token into a
 // [batch, max_pages * 64] f32 buffer. kPdl: every block lets the selection grid launch at its
 // start. kFirstPageEarly (rank_select's): the block-table entry of the first page is read before
-// seq_len, so that the two loads overlap.
+// seq_len, so that the two loads overlap. kPrefetchScales (scale_prefetch's): each page's scales
+// are prefetched into L2 two pages ahead.
 #pragma once
 
 #include <cuda_fp16.h>
@@ -85,40 +87,36 @@ __device__ __forceinline__ void load_quarter(const uint8_t* __restrict__ page, i
   }
 }
 
-template <bool kPdl, bool kFirstPageEarly = false>
-__global__ void __launch_bounds__(kScoreWarps * 32, 2)
-    mma_score_kernel(const uint8_t* __restrict__ q, const uint8_t* __restrict__ cache,
-                     const float* __restrict__ weights, const int32_t* __restrict__ seq_lens,
-                     const int32_t* __restrict__ block_table, int max_pages, int pages_per_block,
-                     float* __restrict__ scores) {
-  __shared__ float half_sum[2][kPageTokens];  // [buffer][token]: heads 32..63's partial scores
-  // PDL: let the selection grid launch now (it waits for this grid's completion before reading).
-  if constexpr (kPdl) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-  const int b = blockIdx.y;
-  // kFirstPageEarly: first < max_pages by the grid, so the entry is inside the block table; it is
-  // used only when first < pages.
-  const int32_t first_page =
-      kFirstPageEarly ? __ldg(block_table + int64_t{b} * max_pages + int64_t{blockIdx.x} * pages_per_block)
-                      : 0;
-  const int64_t capacity = int64_t{max_pages} * kPageTokens;
-  const int64_t seq_len = clamped_len(seq_lens, b, capacity);
-  if (seq_len <= kTopK) return;  // every token is selected: no scores needed (block-uniform)
-  const int64_t pages = (seq_len + kPageTokens - 1) / kPageTokens;
-  const int64_t first = int64_t{blockIdx.x} * pages_per_block;
-  if (first >= pages) return;  // block-uniform
-  const int64_t last = first + pages_per_block < pages ? first + pages_per_block : pages;
+// L2 prefetch (a hint: no register, no effect on results) of the 64 scale bytes of this warp's
+// page quarter (tokens 16tq..16tq+15, bytes 8192 + 64tq .. +64: within one 128-byte line).
+__device__ __forceinline__ void prefetch_scales_l2(const uint8_t* page, int tq) {
+  asm volatile("prefetch.global.L2 [%0];\n" ::"l"(page + kScalesOffset + tq * kWarpTokens * 4));
+}
+
+// Scores pages [first, last) of request b (first < last <= ceil(seq_len / 64)) into
+// scores[b * capacity + position]; every thread of the 256-thread block calls it. kFirstPageEarly:
+// the first page's table entry is first_page, read by the caller.
+template <bool kFirstPageEarly, bool kPrefetchScales>
+__device__ __forceinline__ void score_pages(const uint8_t* __restrict__ q, const uint8_t* __restrict__ cache,
+                                            const float* __restrict__ weights, int b,
+                                            const int32_t* __restrict__ table_row, int32_t first_page,
+                                            int64_t seq_len, int64_t first, int64_t last, int64_t capacity,
+                                            float* __restrict__ scores, float (&half_sum)[2][kPageTokens]) {
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int hh = warp >> 2;
   const int tq = warp & 3;
   const int g = lane >> 2;
   const int t = lane & 3;
-  const int32_t* table_row = block_table + int64_t{b} * max_pages;
 
   // Each page's key bytes are loaded one iteration ahead (software pipelining; the first page's
   // before q's), so a warp keeps the next page's loads in flight while it multiplies this one.
   uint4 k[2][2];
   load_quarter(cache + int64_t{kFirstPageEarly ? first_page : table_row[first]} * kPageBytes, tq, g, t, k);
+  if constexpr (kPrefetchScales) {
+    prefetch_scales_l2(cache + int64_t{first_page} * kPageBytes, tq);
+    if (first + 1 < last) prefetch_scales_l2(cache + int64_t{table_row[first + 1]} * kPageBytes, tq);
+  }
 
   // A fragments of this warp's 32 heads: a[mt][s][r], m-tile mt covers heads 32hh + 16mt + (0..15).
   uint32_t a[2][8][4];
@@ -152,7 +150,9 @@ __global__ void __launch_bounds__(kScoreWarps * 32, 2)
     const int buf = static_cast<int>(p - first) & 1;
     const int valid =
         static_cast<int>(seq_len - p * kPageTokens < kPageTokens ? seq_len - p * kPageTokens : kPageTokens);
-    // Scales of token columns 2t and 2t+1 of each n-tile (only needed after the MMAs).
+    // Scales of token columns 2t and 2t+1 of each n-tile (only needed after the MMAs; with
+    // kPrefetchScales an L2 hit, else a DRAM latency on every page: holding them in registers a
+    // page ahead instead spilled).
     const uint8_t* page = cache + int64_t{table_row[p]} * kPageBytes;
     float2 sc[2];
 #pragma unroll
@@ -196,6 +196,10 @@ __global__ void __launch_bounds__(kScoreWarps * 32, 2)
         v[nt][1] = v1;
       }
     }
+    // The accumulators are dead here: the page after next's scales, into L2.
+    if constexpr (kPrefetchScales) {
+      if (p + 2 < last) prefetch_scales_l2(cache + int64_t{table_row[p + 2]} * kPageBytes, tq);
+    }
     if (p + 1 < last) {
 #pragma unroll
       for (int nt = 0; nt < 2; ++nt) {
@@ -224,6 +228,64 @@ __global__ void __launch_bounds__(kScoreWarps * 32, 2)
       }
     }
   }
+}
+
+template <bool kPdl, bool kFirstPageEarly = false, bool kPrefetchScales = false>
+__global__ void __launch_bounds__(kScoreWarps * 32, 2)
+    mma_score_kernel(const uint8_t* __restrict__ q, const uint8_t* __restrict__ cache,
+                     const float* __restrict__ weights, const int32_t* __restrict__ seq_lens,
+                     const int32_t* __restrict__ block_table, int max_pages, int pages_per_block,
+                     float* __restrict__ scores) {
+  __shared__ float half_sum[2][kPageTokens];  // [buffer][token]: heads 32..63's partial scores
+  // PDL: let the selection grid launch now (it waits for this grid's completion before reading).
+  if constexpr (kPdl) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  const int b = blockIdx.y;
+  // kFirstPageEarly: first < max_pages by the grid, so the entry is inside the block table; it is
+  // used only when first < pages.
+  const int32_t first_page =
+      kFirstPageEarly ? __ldg(block_table + int64_t{b} * max_pages + int64_t{blockIdx.x} * pages_per_block)
+                      : 0;
+  const int64_t capacity = int64_t{max_pages} * kPageTokens;
+  const int64_t seq_len = clamped_len(seq_lens, b, capacity);
+  if (seq_len <= kTopK) return;  // every token is selected: no scores needed (block-uniform)
+  const int64_t pages = (seq_len + kPageTokens - 1) / kPageTokens;
+  const int64_t first = int64_t{blockIdx.x} * pages_per_block;
+  if (first >= pages) return;  // block-uniform
+  const int64_t last = first + pages_per_block < pages ? first + pages_per_block : pages;
+  score_pages<kFirstPageEarly, kPrefetchScales>(q, cache, weights, b, block_table + int64_t{b} * max_pages,
+                                                first_page, seq_len, first, last, capacity, scores, half_sum);
+}
+
+// Pages a score block takes: about 264 blocks (2 per SM) over the batch's page slots, 1..8 pages
+// each (fp8_mma's): B=1, P=512 gets 256 blocks of 2 pages; large batches amortise q's register
+// load over 8 pages.
+inline int score_pages_per_block(int batch, int max_pages) {
+  const int64_t slots = int64_t{batch} * max_pages;
+  int64_t ppb = (slots + 263) / 264;
+  ppb = ppb < 1 ? 1 : (ppb > 8 ? 8 : ppb);
+  return static_cast<int>(ppb);
+}
+
+// The scores of every request into a stream-ordered [batch, max_pages * 64] buffer that the caller
+// frees after the selection, or nullptr when no row can be longer than kTopK (nothing to score).
+template <bool kPdl, bool kFirstPageEarly = false, bool kPrefetchScales = false>
+float* launch_mma_scores(const DLTensor* q_index_fp8, const DLTensor* k_index_cache_fp8,
+                         const DLTensor* weights, const DLTensor* seq_lens, const DLTensor* block_table,
+                         cudaStream_t stream) {
+  const int batch = static_cast<int>(q_index_fp8->shape[0]);
+  const int max_pages = static_cast<int>(block_table->shape[1]);
+  const int64_t capacity = int64_t{max_pages} * kPageTokens;
+  // Rows of at most kTopK tokens need no scores: without a longer possible row, no scoring at all.
+  if (capacity <= kTopK) return nullptr;
+  float* scores = nullptr;
+  cudaMallocAsync(reinterpret_cast<void**>(&scores), sizeof(float) * batch * capacity, stream);
+  const int ppb = score_pages_per_block(batch, max_pages);
+  const dim3 grid(static_cast<unsigned>((max_pages + ppb - 1) / ppb), static_cast<unsigned>(batch));
+  mma_score_kernel<kPdl, kFirstPageEarly, kPrefetchScales><<<grid, kScoreWarps * 32, 0, stream>>>(
+      static_cast<const uint8_t*>(q_index_fp8->data), static_cast<const uint8_t*>(k_index_cache_fp8->data),
+      static_cast<const float*>(weights->data), static_cast<const int32_t*>(seq_lens->data),
+      static_cast<const int32_t*>(block_table->data), max_pages, ppb, scores);
+  return scores;
 }
 
 }  // namespace dsa_fp8_mma_score

@@ -1,8 +1,9 @@
 // The scoring and the call of the loop's indexer candidate rank_select, shared by the candidates
-// built on it (loop/candidates/rank_select, rank_pdl): fp8 scores on tensor cores
-// (indexer_fp8_mma_score.cuh, first page read early) into a [batch, max_pages * 64] f32 buffer, then
-// indexer_rank_select.cuh's selection. run<false> is rank_select as the loop promoted it; run<true> launches
-// the selection as the score grid's programmatic dependent (PDL). The notes: rank_select/kernel.cu.
+// built on it (loop/candidates/rank_select, rank_pdl, scale_prefetch, cluster_select): fp8 scores on
+// tensor cores (indexer_fp8_mma_score.cuh, first page read early) into a [batch, max_pages * 64] f32
+// buffer, then indexer_rank_select.cuh's selection. run<false> is rank_select as the loop promoted it;
+// run<true> launches the selection as the score grid's programmatic dependent (PDL); run<false, true>
+// is scale_prefetch (each page's scales prefetched into L2). The notes: rank_select/kernel.cu.
 #pragma once
 
 #include <cuda_fp16.h>
@@ -11,6 +12,7 @@
 
 #include "indexer_fp8_mma_score.cuh"
 #include "indexer_layout.h"
+#include "indexer_pool_keep.h"
 #include "indexer_rank_select.cuh"
 
 namespace dsa_mma_score {
@@ -39,12 +41,7 @@ __global__ void __launch_bounds__(kSelectThreads)
 template <bool kPdl>
 void prepare_once() {
   static const bool done = [] {
-    int device = 0;
-    cudaMemPool_t pool;
-    if (cudaGetDevice(&device) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess) {
-      uint64_t keep = UINT64_MAX;
-      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
-    }
+    keep_pool_memory_mapped();
     const int most = static_cast<int>(sizeof(float) * kMaxSmemKeys);
     if constexpr (kPdl) {
       cudaFuncSetAttribute(select_after_scores_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -88,31 +85,7 @@ void launch_select(const float* scores, unsigned batch, size_t smem_bytes, const
                                                                out);
 }
 
-// The scores of every request into a stream-ordered [batch, max_pages * 64] buffer that the caller
-// frees after the selection, or nullptr when no row can be longer than kTopK (nothing to score).
-template <bool kPdl>
-float* launch_scores(const DLTensor* q_index_fp8, const DLTensor* k_index_cache_fp8, const DLTensor* weights,
-                     const DLTensor* seq_lens, const DLTensor* block_table, cudaStream_t stream) {
-  const int batch = static_cast<int>(q_index_fp8->shape[0]);
-  const int max_pages = static_cast<int>(block_table->shape[1]);
-  const int64_t capacity = int64_t{max_pages} * kPageTokens;
-  // Rows of at most kTopK tokens need no scores: without a longer possible row, no scoring at all.
-  if (capacity <= kTopK) return nullptr;
-  float* scores = nullptr;
-  cudaMallocAsync(reinterpret_cast<void**>(&scores), sizeof(float) * batch * capacity, stream);
-  // About 264 blocks (2 per SM) over the batch's page slots, 1..8 pages each (fp8_mma's).
-  const int64_t slots = int64_t{batch} * max_pages;
-  int64_t ppb = (slots + 263) / 264;
-  ppb = ppb < 1 ? 1 : (ppb > 8 ? 8 : ppb);
-  const dim3 grid(static_cast<unsigned>((max_pages + ppb - 1) / ppb), static_cast<unsigned>(batch));
-  mma_score_kernel<kPdl, true><<<grid, kScoreWarps * 32, 0, stream>>>(
-      static_cast<const uint8_t*>(q_index_fp8->data), static_cast<const uint8_t*>(k_index_cache_fp8->data),
-      static_cast<const float*>(weights->data), static_cast<const int32_t*>(seq_lens->data),
-      static_cast<const int32_t*>(block_table->data), max_pages, static_cast<int>(ppb), scores);
-  return scores;
-}
-
-template <bool kPdl>
+template <bool kPdl, bool kPrefetchScales = false>
 void run(const DLTensor* q_index_fp8, const DLTensor* k_index_cache_fp8, const DLTensor* weights,
          const DLTensor* seq_lens, const DLTensor* block_table, DLTensor* topk_indices, kh_stream_t stream) {
   const int batch = static_cast<int>(q_index_fp8->shape[0]);
@@ -121,7 +94,8 @@ void run(const DLTensor* q_index_fp8, const DLTensor* k_index_cache_fp8, const D
   const int smem_keys = select_smem_keys(int64_t{max_pages} * kPageTokens);
   const size_t smem_bytes = sizeof(float) * static_cast<size_t>(smem_keys);
   prepare_once<kPdl>();
-  float* scores = launch_scores<kPdl>(q_index_fp8, k_index_cache_fp8, weights, seq_lens, block_table, stream);
+  float* scores = launch_mma_scores<kPdl, true, kPrefetchScales>(q_index_fp8, k_index_cache_fp8, weights,
+                                                                 seq_lens, block_table, stream);
   launch_select<kPdl>(scores, static_cast<unsigned>(batch), smem_bytes,
                       static_cast<const int32_t*>(seq_lens->data),
                       static_cast<const int32_t*>(block_table->data), max_pages, smem_keys,

@@ -9,6 +9,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include "indexer_fp8_mma_score.cuh"
+#include "indexer_pool_keep.h"
 
 namespace dsa_range_select {
 
@@ -338,24 +339,6 @@ inline int select_smem_keys(int64_t capacity) {
   return capacity <= kMaxSmemKeys ? static_cast<int>(capacity) : 0;
 }
 
-// By default the stream-ordered pool returns freed memory to the OS at every synchronisation (the
-// harness synchronises the device after each call), so each call's cudaMallocAsync maps fresh
-// memory and stalls the stream for tens of microseconds (measured on the H200 for the
-// dsa_sparse_attention baseline, which does the same). Keeping it mapped makes the scratch a cheap
-// reuse. Host-side, once per process.
-void keep_pool_memory_mapped() {
-  static const bool done = [] {
-    int device = 0;
-    cudaMemPool_t pool;
-    if (cudaGetDevice(&device) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess) {
-      uint64_t keep = UINT64_MAX;
-      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
-    }
-    return true;
-  }();
-  (void)done;
-}
-
 template <bool kPdl>
 void run(const DLTensor* q_index_fp8, const DLTensor* k_index_cache_fp8, const DLTensor* weights,
          const DLTensor* seq_lens, const DLTensor* block_table, DLTensor* topk_indices, kh_stream_t stream) {
@@ -369,21 +352,9 @@ void run(const DLTensor* q_index_fp8, const DLTensor* k_index_cache_fp8, const D
   // select_kernel has ~33 KB of static shared memory, so static + dynamic passes 48 KB early.
   cudaFuncSetAttribute(select_kernel<kPdl>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                        static_cast<int>(smem_bytes));
-  float* scores = nullptr;
   keep_pool_memory_mapped();
-  // Rows of at most kTopK tokens need no scores: without a longer possible row, no scoring at all.
-  if (capacity > kTopK) {
-    cudaMallocAsync(reinterpret_cast<void**>(&scores), sizeof(float) * batch * capacity, stream);
-    // About 264 blocks (2 per SM) over the batch's page slots, 1..8 pages each (fp8_mma's).
-    const int64_t slots = int64_t{batch} * max_pages;
-    int64_t ppb = (slots + 263) / 264;
-    ppb = ppb < 1 ? 1 : (ppb > 8 ? 8 : ppb);
-    const dim3 grid(static_cast<unsigned>((max_pages + ppb - 1) / ppb), static_cast<unsigned>(batch));
-    mma_score_kernel<kPdl><<<grid, kScoreWarps * 32, 0, stream>>>(
-        static_cast<const uint8_t*>(q_index_fp8->data), static_cast<const uint8_t*>(k_index_cache_fp8->data),
-        static_cast<const float*>(weights->data), static_cast<const int32_t*>(seq_lens->data),
-        static_cast<const int32_t*>(block_table->data), max_pages, static_cast<int>(ppb), scores);
-  }
+  float* scores =
+      launch_mma_scores<kPdl>(q_index_fp8, k_index_cache_fp8, weights, seq_lens, block_table, stream);
   const int32_t* lens = static_cast<const int32_t*>(seq_lens->data);
   const int32_t* table = static_cast<const int32_t*>(block_table->data);
   int32_t* out = static_cast<int32_t*>(topk_indices->data);

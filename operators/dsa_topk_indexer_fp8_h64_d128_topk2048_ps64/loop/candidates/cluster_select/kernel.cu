@@ -124,8 +124,8 @@ void dsa_topk_indexer_cluster_select(const DLTensor* q_index_fp8, const DLTensor
     return;
   }
   dsa_mma_score::prepare_once<true>();
-  float* scores = dsa_mma_score::launch_scores<true>(q_index_fp8, k_index_cache_fp8, weights, seq_lens,
-                                                     block_table, stream);
+  float* scores = dsa_fp8_mma_score::launch_mma_scores<true, true>(q_index_fp8, k_index_cache_fp8, weights,
+                                                                   seq_lens, block_table, stream);
   const auto* lens = static_cast<const int32_t*>(seq_lens->data);
   const auto* table = static_cast<const int32_t*>(block_table->data);
   auto* out = static_cast<int32_t*>(topk_indices->data);

@@ -14,71 +14,19 @@
 // Expected: B1 P32 ~5 us (baseline 23), B2 P93 ~8 us (33), B1 P282 ~9 us (48), B5 P311 ~10 us
 // (63), B29 P134 ~11 us (104), B28 P405 ~18 us (263); mean ~9-11 us vs 68 us.
 // Accuracy: e4m3 values are exact in f16, products exact in f32, f32 accumulation, then * scale.
-#include <cuda_fp16.h>
-#include <cuda_fp8.h>
-#include <kharness/kernel.h>
-
-#include <cub/block/block_scan.cuh>
-
-#include "indexer_layout.h"
+// The code: the MMA helpers of the operator's indexer_fp8_mma_score.cuh (fragment plan there),
+// the selection of indexer_radix_select.cuh, and below the pipelined score kernel.
+#include "indexer_fp8_mma_score.cuh"
+#include "indexer_radix_select.cuh"
 
 namespace {
 
-__device__ __forceinline__ int64_t clamped_len(const int32_t* seq_lens, int b, int64_t capacity) {
-  const int64_t n = seq_lens[b];
-  return n < 0 ? 0 : (n > capacity ? capacity : n);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Scoring on tensor cores: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32, the fp8 bytes
-// widened to f16 in registers (every e4m3 value is exact in f16; products are exact, the sums f32).
-// (On sm_90a, mma.sync with e4m3 operands is not native: ptxas lowers it to the same f16 HMMA
-// plus conversions, and hoisting those for q took 255 registers and spilled; only wgmma is native
-// fp8 on Hopper. Doing the widening ourselves keeps q's f16 fragments at 64 registers.)
-// Fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type";
-// g = lane >> 2, t = lane & 3):
-//   A (16x16, row, f16x2 regs): a0 = row g, k 2t..2t+1; a1 = row g+8, k 2t..2t+1;
-//                               a2 = row g, k 2t+8..+9; a3 = row g+8, k 2t+8..+9
-//   B (16x8, col):              b0 = col g, k 2t..2t+1; b1 = col g, k 2t+8..+9
-//   C (16x8, f32):              c0, c1 = row g, cols 2t, 2t+1; c2, c3 = row g+8, cols 2t, 2t+1
-// The dot product does not care which real dimension a k index stands for, as long as A and B
-// agree: lane (g, t) loads 32 bytes of its row (q head) / column (token) as two 16-byte loads,
-// bytes [16t, 16t+16) and [64+16t, 64+16t+16) = fp8 words w0..w7; k-step s (0..7) uses word s,
-// its bytes 0-1 (widened to f16x2) as the "k 2t" register and bytes 2-3 as the "k 2t+8"
-// register, for A and B alike: each of the 128 dims is used exactly once per (head, token).
-// One load instruction of a warp covers 8 tokens x 64 contiguous bytes (fully used sectors).
-//
-// Block: 8 warps. Warp w: head half hh = w / 4 (heads 32hh..32hh+31, two m-tiles), token quarter
-// tq = w % 4 (tokens 16tq..16tq+15 of each page, two n-tiles): 2 x 2 x 8 = 32 MMAs per page.
-// q[b]'s 32 heads live in registers as f16 A fragments (2 x 8 x 4 = 64 regs), built once per
-// block. Per token column a lane holds heads g and g+8 of each m-tile: relu(acc * scale) * w
-// summed in-thread, then over the 8 lane groups by xor-shuffles 4, 8, 16; the two head halves
-// meet in shared memory (double-buffered, one __syncthreads per page).
-// ---------------------------------------------------------------------------------------------
-constexpr int kScoreWarps = 8;
-constexpr int kWarpTokens = 16;
-static_assert(kIndexHeads == 64 && kIndexHeadDim == 128 && kPageTokens == 64, "fragment plan assumes this shape");
-
-__device__ __forceinline__ void mma_f16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
-// The two e4m3 values in the low 16 bits of `two` as an f16x2 register (low byte -> low half).
-__device__ __forceinline__ uint32_t e4m3x2_to_f16x2(uint32_t two) {
-  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(two & 0xFFFFu), __NV_E4M3);
-  return static_cast<uint32_t>(h.x) | (static_cast<uint32_t>(h.y) << 16);
-}
-
-// Word w (0..7) of the 32 bytes lo (w0..w3) then hi (w4..w7); w is a compile-time constant after
-// unrolling.
-__device__ __forceinline__ uint32_t word_of(uint4 lo, uint4 hi, int w) {
-  const uint4 v = w < 4 ? lo : hi;
-  const int i = w & 3;
-  return i == 0 ? v.x : (i == 1 ? v.y : (i == 2 ? v.z : v.w));
-}
+using dsa_fp8_mma_score::clamped_len;
+using dsa_fp8_mma_score::e4m3x2_to_f16x2;
+using dsa_fp8_mma_score::kScoreWarps;
+using dsa_fp8_mma_score::kWarpTokens;
+using dsa_fp8_mma_score::mma_f16;
+using dsa_fp8_mma_score::word_of;
 
 // Pipeline: each block streams its pages through kStages shared-memory stages with cp.async
 // (16-byte copies, up to kStages - 1 pages in flight per block, ~25 KB, while it multiplies the
@@ -100,7 +48,9 @@ __device__ __forceinline__ void cp_async_wait() {
 }
 
 // Byte offset in a stage of 16-byte chunk j (0..7) of token row r.
-__device__ __forceinline__ int swizzled(int r, int j) { return r * kIndexHeadDim + ((j ^ ((r & 1) << 2)) << 4); }
+__device__ __forceinline__ int swizzled(int r, int j) {
+  return r * kIndexHeadDim + ((j ^ ((r & 1) << 2)) << 4);
+}
 
 // Every thread of the block copies its share of one page (8448 bytes) into `stage`.
 __device__ __forceinline__ void issue_page(uint8_t* stage, const uint8_t* __restrict__ page) {
@@ -124,7 +74,8 @@ __global__ void __launch_bounds__(kScoreWarps * 32, 2)
   const int64_t pages = (seq_len + kPageTokens - 1) / kPageTokens;
   const int64_t first = int64_t{blockIdx.x} * pages_per_block;
   if (first >= pages) return;  // block-uniform
-  const int count = static_cast<int>((first + pages_per_block < pages ? first + pages_per_block : pages) - first);
+  const int count =
+      static_cast<int>((first + pages_per_block < pages ? first + pages_per_block : pages) - first);
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int hh = warp >> 2;
@@ -176,16 +127,17 @@ __global__ void __launch_bounds__(kScoreWarps * 32, 2)
     cp_async_wait<kStages - 2>();
     __syncthreads();
     if (i + kStages - 1 < count)
-      issue_page(stages[(i + kStages - 1) % kStages], cache + int64_t{table_row[i + kStages - 1]} * kPageBytes);
+      issue_page(stages[(i + kStages - 1) % kStages],
+                 cache + int64_t{table_row[i + kStages - 1]} * kPageBytes);
     cp_async_commit();
 
     const uint8_t* st = stages[i % kStages];
     const int64_t p = first + i;
-    const int valid = static_cast<int>(seq_len - p * kPageTokens < kPageTokens ? seq_len - p * kPageTokens
-                                                                                : kPageTokens);
+    const int valid =
+        static_cast<int>(seq_len - p * kPageTokens < kPageTokens ? seq_len - p * kPageTokens : kPageTokens);
     const int buf = i & 1;
     float v[2][2] = {{0.f, 0.f}, {0.f, 0.f}};  // [n-tile][column 2t / 2t+1]: this head half's sum
-    if (tq * kWarpTokens < valid) {  // warp-uniform: skips a partial last page's empty quarters
+    if (tq * kWarpTokens < valid) {            // warp-uniform: skips a partial last page's empty quarters
 #pragma unroll
       for (int nt = 0; nt < 2; ++nt) {
         const int r = tq * kWarpTokens + nt * 8 + g;  // token column g of the n-tile
@@ -247,213 +199,11 @@ __global__ void __launch_bounds__(kScoreWarps * 32, 2)
   cp_async_wait<0>();  // no copy outlives the block (the trailing groups are empty)
 }
 
-// ---------------------------------------------------------------------------------------------
-// Selection: one block of 1024 threads per request. Pass 0 copies the row's scores into shared
-// memory as order-preserving uint32 keys (float4 loads, 8 in flight per thread), then three radix
-// passes of 11, 11 and 10 bits run on shared memory (the first pass's crowded bins fed by
-// warp-aggregated atomics: __match_any_sync groups equal bins, one atomicAdd per distinct bin per
-// warp; the later passes' spread-out bins by plain shared atomics), then one
-// gather pass: every key above the threshold key (warp-aggregated slot counter) plus exactly
-// `take_equal` keys equal to it (an atomic counter caps them, as in the baseline).
-// Rows longer than the shared-memory budget (never the case up to 768 pages) read the keys from
-// global memory on every pass instead.
-// ---------------------------------------------------------------------------------------------
-constexpr int kSelectThreads = 1024;
-constexpr int kMaxSmemKeys = 48 * 1024;  // 192 KB of dynamic shared memory; rows up to 768 pages
-constexpr int kMaxBins = 2048;
-constexpr uint32_t kNoBin = 0xFFFFFFFFu;
-
-__device__ __forceinline__ uint32_t order_key(float x) {
-  uint32_t bits = __float_as_uint(x);
-  if (bits == 0x80000000u) bits = 0;  // -0 == +0
-  return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
-}
-
-__device__ __forceinline__ int32_t global_index(const int32_t* table_row, int64_t pos) {
-  return static_cast<int32_t>(int64_t{table_row[pos / kPageTokens]} * kPageTokens + pos % kPageTokens);
-}
-
-// All 32 lanes of the warp must call this (the callers' loops are warp-uniform).
-__device__ __forceinline__ void warp_histogram_add(unsigned* hist, uint32_t bin) {
-  if (__any_sync(0xffffffffu, bin != kNoBin)) {
-    const unsigned peers = __match_any_sync(0xffffffffu, bin);
-    const int lane = threadIdx.x & 31;
-    if (bin != kNoBin && lane == __ffs(peers) - 1) atomicAdd(&hist[bin], static_cast<unsigned>(__popc(peers)));
-  }
-}
-
-struct SelectShared {
-  unsigned hist[kMaxBins];
-  uint32_t prefix;
-  int remaining;
-  int above_slots;
-  int equal_slots;
-};
-
-__device__ __forceinline__ uint32_t load_key(const uint32_t* skeys, const float* row, bool in_smem, int64_t i) {
-  return in_smem ? skeys[i] : order_key(row[i]);
-}
-
-// Picks the digit (of `bits` bits at `shift`) that holds the remaining-th largest key among the
-// keys matching the prefix so far, from sh.hist; updates sh.prefix/sh.remaining and zeroes
-// sh.hist for the next pass. Every thread calls it.
-template <class Scan>
-__device__ void choose_digit(SelectShared& sh, typename Scan::TempStorage& scan, int bits, int shift) {
-  const int nb = 1 << bits;
-  // Thread t holds descending positions 2t and 2t+1 (digits nb-1-2t, nb-2-2t); the inclusive
-  // sum counts keys at or above each digit.
-  unsigned count[2];
-  unsigned at_or_above[2];
-  int digit[2];
-#pragma unroll
-  for (int j = 0; j < 2; ++j) {
-    digit[j] = nb - 1 - (2 * static_cast<int>(threadIdx.x) + j);
-    count[j] = digit[j] >= 0 ? sh.hist[digit[j]] : 0u;
-  }
-  Scan(scan).InclusiveSum(count, at_or_above);
-  const int need = sh.remaining;
-  const uint32_t want = sh.prefix;
-  __syncthreads();  // everyone has read hist, prefix and remaining before they change
-#pragma unroll
-  for (int j = 0; j < 2; ++j) {
-    if (digit[j] >= 0 && at_or_above[j] >= static_cast<unsigned>(need) &&
-        at_or_above[j] - count[j] < static_cast<unsigned>(need)) {
-      sh.prefix = want | (static_cast<uint32_t>(digit[j]) << shift);
-      sh.remaining = need - static_cast<int>(at_or_above[j] - count[j]);
-    }
-  }
-  for (int i = threadIdx.x; i < kMaxBins; i += kSelectThreads) sh.hist[i] = 0;
-  __syncthreads();
-}
-
-__global__ void __launch_bounds__(kSelectThreads)
-    select_kernel(const float* __restrict__ scores, const int32_t* __restrict__ seq_lens,
-                  const int32_t* __restrict__ block_table, int max_pages, int smem_keys,
-                  int32_t* __restrict__ out) {
-  using Scan = cub::BlockScan<unsigned, kSelectThreads, cub::BLOCK_SCAN_WARP_SCANS>;
-  __shared__ typename Scan::TempStorage scan;
-  __shared__ SelectShared sh;
-  extern __shared__ uint4 dyn_smem[];
-  uint32_t* skeys = reinterpret_cast<uint32_t*>(dyn_smem);
-
-  const int b = blockIdx.x;
-  const int64_t capacity = int64_t{max_pages} * kPageTokens;
-  const int64_t n = clamped_len(seq_lens, b, capacity);
-  const int32_t* table_row = block_table + int64_t{b} * max_pages;
-  int32_t* out_row = out + int64_t{b} * kTopK;
-  if (n <= kTopK) {  // every token is selected
-    for (int i = threadIdx.x; i < kTopK; i += kSelectThreads) out_row[i] = i < n ? global_index(table_row, i) : -1;
-    return;
-  }
-  const float* row = scores + int64_t{b} * capacity;
-  const bool in_smem = n <= smem_keys;
-  const int lane = threadIdx.x & 31;
-
-  for (int i = threadIdx.x; i < kMaxBins; i += kSelectThreads) sh.hist[i] = 0;
-  if (threadIdx.x == 0) {
-    sh.prefix = 0;
-    sh.remaining = kTopK;
-    sh.above_slots = 0;
-    sh.equal_slots = 0;
-  }
-  if (in_smem) {
-    // Rows start 256-byte aligned (capacity is a multiple of 64 floats) and the scratch row
-    // holds capacity >= round_up(n, 4) floats, so float4 loads past n stay inside the row
-    // (those keys are stored but never read).
-    const int64_t n4 = (n + 3) / 4;
-    const float4* row4 = reinterpret_cast<const float4*>(row);
-    uint4* skeys4 = reinterpret_cast<uint4*>(skeys);
-    constexpr int kUnroll = 8;
-    for (int64_t base = 0; base < n4; base += int64_t{kSelectThreads} * kUnroll) {
-      float4 v[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const int64_t idx = base + int64_t{u} * kSelectThreads + threadIdx.x;
-        if (idx < n4) v[u] = __ldg(row4 + idx);
-      }
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const int64_t idx = base + int64_t{u} * kSelectThreads + threadIdx.x;
-        if (idx < n4)
-          skeys4[idx] = make_uint4(order_key(v[u].x), order_key(v[u].y), order_key(v[u].z), order_key(v[u].w));
-      }
-    }
-  }
-  __syncthreads();
-
-  // Three radix passes: bits [31, 21), [21, 10), [10, 0).
-#pragma unroll 1
-  for (int pass = 0; pass < 3; ++pass) {
-    const int bits = pass == 2 ? 10 : 11;
-    const int shift = pass == 0 ? 21 : (pass == 1 ? 10 : 0);
-    const uint32_t digit_mask = (1u << bits) - 1u;
-    const uint32_t high_mask = pass == 0 ? 0u : ~((digit_mask << shift) | ((1u << shift) - 1u));
-    const uint32_t want = sh.prefix & high_mask;
-    // base is warp-uniform (threadIdx.x - lane), so every lane of a warp runs the same iterations.
-    for (int64_t base = threadIdx.x - lane; base < n; base += kSelectThreads) {
-      const int64_t i = base + lane;
-      uint32_t bin = kNoBin;
-      if (i < n) {
-        const uint32_t key = load_key(skeys, row, in_smem, i);
-        if ((key & high_mask) == want) bin = (key >> shift) & digit_mask;
-      }
-      // Pass 0's digits (sign, exponent, 2 mantissa bits) crowd a few bins: warp-aggregate them.
-      // Passes 1 and 2 take lower mantissa bits, spread over the bins: plain atomics.
-      if (pass == 0)
-        warp_histogram_add(sh.hist, bin);
-      else if (bin != kNoBin)
-        atomicAdd(&sh.hist[bin], 1u);
-    }
-    __syncthreads();
-    choose_digit<Scan>(sh, scan, bits, shift);
-  }
-  const uint32_t threshold = sh.prefix;
-  const int take_equal = sh.remaining;
-  const int above_total = kTopK - take_equal;
-
-  for (int64_t base = threadIdx.x - lane; base < n; base += kSelectThreads) {
-    const int64_t i = base + lane;
-    uint32_t key = 0;
-    if (i < n) key = load_key(skeys, row, in_smem, i);
-    const bool above = i < n && key > threshold;
-    const bool equal = i < n && key == threshold;
-    const unsigned ballot = __ballot_sync(0xffffffffu, above);
-    if (ballot != 0u) {
-      const int leader = __ffs(ballot) - 1;
-      int first = 0;
-      if (lane == leader) first = atomicAdd(&sh.above_slots, __popc(ballot));
-      first = __shfl_sync(0xffffffffu, first, leader);
-      if (above) out_row[first + __popc(ballot & ((1u << lane) - 1u))] = global_index(table_row, i);
-    }
-    if (equal) {
-      const int e = atomicAdd(&sh.equal_slots, 1);
-      if (e < take_equal) out_row[above_total + e] = global_index(table_row, i);
-    }
-  }
-}
-
-// Dynamic shared memory of select_kernel for rows of `capacity` tokens (0 past the budget).
-inline int select_smem_keys(int64_t capacity) {
-  return capacity <= kMaxSmemKeys ? static_cast<int>(capacity) : 0;
-}
-
-inline void launch_select(const float* scores, const DLTensor* seq_lens, const DLTensor* block_table,
-                          int batch, int max_pages, DLTensor* topk_indices, cudaStream_t stream) {
-  const int64_t capacity = int64_t{max_pages} * kPageTokens;
-  const int smem_keys = select_smem_keys(capacity);
-  const size_t smem_bytes = sizeof(uint32_t) * static_cast<size_t>(smem_keys);
-  if (smem_bytes > 48 * 1024)
-    cudaFuncSetAttribute(select_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_bytes));
-  select_kernel<<<batch, kSelectThreads, smem_bytes, stream>>>(
-      scores, static_cast<const int32_t*>(seq_lens->data), static_cast<const int32_t*>(block_table->data), max_pages,
-      smem_keys, static_cast<int32_t*>(topk_indices->data));
-}
-
 }  // namespace
 
 void dsa_topk_indexer_mma_pipe(const DLTensor* q_index_fp8, const DLTensor* k_index_cache_fp8,
-                              const DLTensor* weights, const DLTensor* seq_lens, const DLTensor* block_table,
-                              DLTensor* topk_indices, kh_stream_t stream) {
+                               const DLTensor* weights, const DLTensor* seq_lens, const DLTensor* block_table,
+                               DLTensor* topk_indices, kh_stream_t stream) {
   const int batch = static_cast<int>(q_index_fp8->shape[0]);
   const int max_pages = static_cast<int>(block_table->shape[1]);
   if (batch == 0) return;
@@ -462,17 +212,14 @@ void dsa_topk_indexer_mma_pipe(const DLTensor* q_index_fp8, const DLTensor* k_in
   // Rows of at most kTopK tokens need no scores: without a longer possible row, no scoring at all.
   if (capacity > kTopK) {
     cudaMallocAsync(reinterpret_cast<void**>(&scores), sizeof(float) * batch * capacity, stream);
-    // About 264 blocks (2 per SM) over the batch's page slots, 1..8 pages each: B=1, P=512 gets
-    // 256 blocks of 2 pages; large batches amortise q's register load over 8 pages.
-    const int64_t slots = int64_t{batch} * max_pages;
-    int64_t ppb = (slots + 263) / 264;
-    ppb = ppb < 1 ? 1 : (ppb > 8 ? 8 : ppb);
+    const int ppb = dsa_fp8_mma_score::score_pages_per_block(batch, max_pages);
     const dim3 grid(static_cast<unsigned>((max_pages + ppb - 1) / ppb), static_cast<unsigned>(batch));
     mma_score_kernel<<<grid, kScoreWarps * 32, 0, stream>>>(
         static_cast<const uint8_t*>(q_index_fp8->data), static_cast<const uint8_t*>(k_index_cache_fp8->data),
         static_cast<const float*>(weights->data), static_cast<const int32_t*>(seq_lens->data),
-        static_cast<const int32_t*>(block_table->data), max_pages, static_cast<int>(ppb), scores);
+        static_cast<const int32_t*>(block_table->data), max_pages, ppb, scores);
   }
-  launch_select(scores, seq_lens, block_table, batch, max_pages, topk_indices, stream);
+  dsa_radix_select::prepare_select(max_pages);
+  dsa_radix_select::launch_select(scores, seq_lens, block_table, batch, max_pages, topk_indices, stream);
   if (scores != nullptr) cudaFreeAsync(scores, stream);
 }
