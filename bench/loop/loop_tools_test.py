@@ -437,6 +437,23 @@ class SamePtx(unittest.TestCase):
         self.assertNotEqual(same, body(module(1024, "1, 0, 0, 0, 2, 0, 0, 0")))
         self.assertNotEqual(same, body(module(16, "1, 0, 0, 0, 3, 0, 0, 0")))
 
+    def test_a_demoted_shared_variable_is_the_module_scope_one(self):
+        # ptxas declares a static __shared__ array inside the one kernel that uses it; once a
+        # second kernel shares the device function declaring it, it moves to module scope. The
+        # memory is the same; a different size is not.
+        def demoted(size):
+            return (".entry _Z1kv(\n)\n{\n\t// demoted variable\n"
+                    f"\t.shared .align 4 .b8 _ZZ1fvE1w[{size}];\n\tmov.u32 %r1, _ZZ1fvE1w;\n}}\n")
+
+        module = (".shared .align 4 .b8 _ZZ1fvE1w[64];\n\n"
+                  ".entry _Z1kv(\n)\n{\n\tmov.u32 %r1, _ZZ1fvE1w;\n}\n")
+
+        def body(ptx):
+            return same_ptx.canonical(same_ptx.kernels(ptx)["_Z1kv"])
+
+        self.assertEqual(body(demoted(64)), body(module))
+        self.assertNotEqual(body(demoted(128)), body(module))
+
 
 class TunerSet(unittest.TestCase):
     def test_measured_latency_ranks_before_the_axes(self):

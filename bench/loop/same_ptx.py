@@ -24,19 +24,30 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 
+DECLARATION = re.compile(
+    r"^[ \t]*((?:\.(?:extern|visible|weak) )*\.(?:shared|global|const) (?:\.align \d+ )?\.\w+) ([\w$]+)"
+    r"((?:\[\d*\])*(?:\s*=\s*\{[^;]*\})?);", re.M)  # with any initialiser: a table's values count
+
+
+def declarations(ptx: str) -> dict:
+    return {m.group(2): "<" + re.sub(r"\s+", " ", m.group(1) + m.group(3)) + ">" for m in DECLARATION.finditer(ptx)}
+
+
 def kernels(ptx: str) -> dict:
-    """Each kernel's body, with every module-scope variable it names (shared memory, static or
-    dynamic, and globals) replaced by its declaration: state space, alignment, type and size
-    belong to the kernel even though PTX declares them outside it."""
-    decls = {m.group(2): "<" + re.sub(r"\s+", " ", m.group(1) + m.group(3)) + ">" for m in re.finditer(
-        r"^((?:\.(?:extern|visible|weak) )*\.(?:shared|global|const) (?:\.align \d+ )?\.\w+) ([\w$]+)"
-        r"((?:\[\d*\])*(?:\s*=\s*\{[^;]*\})?);", ptx, re.M)}  # with any initialiser: a table's values count
+    """Each kernel's body, with every variable it names (shared memory, static or dynamic, and
+    globals) replaced by its declaration: state space, alignment, type and size belong to the
+    kernel whether PTX declares them outside it (module scope) or inside it (a "demoted" one, as
+    ptxas does when one kernel alone uses it; a second kernel sharing the device function that
+    declares it moves it to module scope without changing the memory)."""
+    module = declarations(ptx)
     out = {}
     for m in re.finditer(r"\.entry (\S+)\((.*?)\n\}\n", ptx, re.S):
         body = m.group(0)
+        decls = {**module, **declarations(body)}
+        body = re.sub(r"^[ \t]*// demoted variable\n", "", DECLARATION.sub("", body), flags=re.M)
         for name in (n for n in decls if n in body):
             body = re.sub(rf"(?<![\w$]){re.escape(name)}(?![\w$])", decls[name], body)
-        out[m.group(1)] = body
+        out[m.group(1)] = re.sub(r"\n\s*\n", "\n", body)
     return out
 
 

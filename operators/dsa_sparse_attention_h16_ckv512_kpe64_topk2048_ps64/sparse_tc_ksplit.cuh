@@ -39,10 +39,8 @@ static_assert(kKSteps % kWarps == 0 && kThreads == kHeads * 8 && kTile == 4 * 8,
 constexpr int kDimsPerWarp = kDimV / kWarps;  // 128
 constexpr int kNTiles = kDimsPerWarp / 8;     // 16
 constexpr int kCombineThreads = 256;
-constexpr int kCombineGroups = kCombineThreads / 32;          // 8 groups of 32 threads
-constexpr int kMaxSplits = 64;                                // <= kCombineThreads
-constexpr int kSplitsPerGroup = kMaxSplits / kCombineGroups;  // 8 float4 loads per thread at most
-static_assert(kMaxSplits <= kCombineThreads && kMaxSplits % kCombineGroups == 0, "combine shape");
+constexpr int kCombineGroups = kCombineThreads / 32;  // 8 groups of 32 threads
+constexpr int kMaxSplits = 64;                        // <= kCombineThreads
 constexpr float kLog2e = 1.4426950408889634f;
 
 constexpr size_t kTileBytes = sizeof(__nv_bfloat16) * kTile * kStride;  // 37376
@@ -242,10 +240,11 @@ __device__ __forceinline__ void store_half_partials(const Args& a, int64_t ts, c
   }
 }
 
+// One split block's work, the body of dsa_tck_split_kernel and of dsa_tck_grid_kernel.
 // kHalfPartials: each split's partial O is stored normalised (O / l, so |value| <= max |v|) in fp16,
 // half the bytes the split writes and the combine reads; m and l stay fp32.
-template <bool kPdl, bool kClusterReduce = false, bool kHalfPartials = false>
-__global__ void __launch_bounds__(kThreads, 2) dsa_tck_split_kernel(Args a) {
+template <bool kPdl, bool kClusterReduce, bool kHalfPartials>
+__device__ __forceinline__ void split_block(Args a) {
   extern __shared__ __align__(16) unsigned char smem[];
   auto* tiles = reinterpret_cast<__nv_bfloat16*>(smem);  // two buffers of kTile rows
   auto* qs = reinterpret_cast<__nv_bfloat16*>(smem + 2 * kTileBytes);
@@ -438,13 +437,18 @@ __global__ void __launch_bounds__(kThreads, 2) dsa_tck_split_kernel(Args a) {
   }
 }
 
-template <class Op>
+template <bool kPdl, bool kClusterReduce = false, bool kHalfPartials = false>
+__global__ void __launch_bounds__(kThreads, 2) dsa_tck_split_kernel(Args a) {
+  split_block<kPdl, kClusterReduce, kHalfPartials>(a);
+}
+
+template <int kGroups, class Op>
 __device__ float combine_reduce(float v, float* scratch, Op op) {
   for (int offset = 16; offset > 0; offset >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
   if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = v;
   __syncthreads();
   float r = scratch[0];
-  for (int w = 1; w < kCombineThreads / 32; ++w) r = op(r, scratch[w]);
+  for (int w = 1; w < kGroups; ++w) r = op(r, scratch[w]);
   __syncthreads();
   return r;
 }
@@ -466,17 +470,23 @@ __device__ __forceinline__ float4 load_partial(const float* part_o, int64_t at) 
   }
 }
 
-// The combine's body, also tc_ldsm's combine kernel (under that candidate's own name).
-template <bool kPdl, bool kHalfPartials>
+// The combine's body for work item `item` (token, head, quarter) by kGroups groups of 32 threads:
+// the combine kernel's (item = its block), tc_ldsm's combine kernel (under that candidate's own
+// name), and the split kernel's own after its grid barrier (grid_combine: 4 groups, items strided
+// over the split blocks). Its shared arrays may be reused by the next item: every write to them
+// follows a barrier that comes after the last read of the item before.
+template <bool kPdl, bool kHalfPartials, int kGroups = kCombineGroups>
 __device__ __forceinline__ void combine_splits(const float* part_o, const float* part_m, const float* part_l,
-                                               int splits, __nv_bfloat16* output, float* lse) {
-  __shared__ float weight[kCombineThreads];
-  __shared__ float scratch[kCombineGroups];
-  __shared__ float4 partial[kCombineGroups][32];
+                                               int splits, __nv_bfloat16* output, float* lse, unsigned item) {
+  constexpr int kPerGroup = kMaxSplits / kGroups;  // float4 loads per thread at most
+  static_assert(kMaxSplits % kGroups == 0 && kMaxSplits <= 32 * kGroups, "combine shape");
+  __shared__ float weight[32 * kGroups];
+  __shared__ float scratch[kGroups];
+  __shared__ float4 partial[kGroups][32];
   // PDL: wait for the split grid's completion and the visibility of its writes first.
   if constexpr (kPdl) asm volatile("griddepcontrol.wait;\n" ::: "memory");
-  const int64_t th = blockIdx.x / 4;
-  const int quarter = static_cast<int>(blockIdx.x % 4);
+  const int64_t th = item / 4;
+  const int quarter = static_cast<int>(item % 4);
   const int64_t t = th / kHeads;
   const int h = static_cast<int>(th % kHeads);
   const int s = threadIdx.x;
@@ -486,10 +496,10 @@ __device__ __forceinline__ void combine_splits(const float* part_o, const float*
   const int64_t my = (t * splits + s) * kHeads + h;
   const float m_s = s < splits ? part_m[my] : -INFINITY;
   const float l_s = s < splits ? part_l[my] : 0.f;
-  float4 po[kSplitsPerGroup];
+  float4 po[kPerGroup];
 #pragma unroll
-  for (int i = 0; i < kSplitsPerGroup; ++i) {
-    const int k = sg + kCombineGroups * i;
+  for (int i = 0; i < kPerGroup; ++i) {
+    const int k = sg + kGroups * i;
     po[i] = k < splits ? load_partial<kHalfPartials>(part_o, ((t * splits + k) * kHeads + h) * kDimV + dim)
                        : make_float4(0.f, 0.f, 0.f, 0.f);
   }
@@ -498,17 +508,17 @@ __device__ __forceinline__ void combine_splits(const float* part_o, const float*
   // probe == probe holds for finite partials (always: finite inputs give finite sums).
   float probe = 0.f;
 #pragma unroll
-  for (int i = 0; i < kSplitsPerGroup; ++i) probe += po[i].x;
+  for (int i = 0; i < kPerGroup; ++i) probe += po[i].x;
   const float m_in = probe == probe ? m_s : probe;
-  const float m = combine_reduce(m_in, scratch, [](float x, float y) { return fmaxf(x, y); });
+  const float m = combine_reduce<kGroups>(m_in, scratch, [](float x, float y) { return fmaxf(x, y); });
   const float w = m_s == -INFINITY ? 0.f : exp2f(m_s - m);  // empty splits weigh 0, never NaN
   weight[s] = kHalfPartials ? w * l_s : w;                  // normalised partials weigh their sums back in
-  const float l = combine_reduce(w * l_s, scratch, [](float x, float y) { return x + y; });
+  const float l = combine_reduce<kGroups>(w * l_s, scratch, [](float x, float y) { return x + y; });
   // weight[] is visible: combine_reduce synchronises the block.
   float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll
-  for (int i = 0; i < kSplitsPerGroup; ++i) {
-    const int k = sg + kCombineGroups * i;
+  for (int i = 0; i < kPerGroup; ++i) {
+    const int k = sg + kGroups * i;
     const float wk = k < splits ? weight[k] : 0.f;  // po[i] is 0 there as well
     acc.x += wk * po[i].x;
     acc.y += wk * po[i].y;
@@ -520,7 +530,7 @@ __device__ __forceinline__ void combine_splits(const float* part_o, const float*
   if (sg == 0) {
     float4 o = partial[0][lane];
 #pragma unroll
-    for (int k = 1; k < kCombineGroups; ++k) {
+    for (int k = 1; k < kGroups; ++k) {
       const float4 p = partial[k][lane];
       o.x += p.x;
       o.y += p.y;
@@ -535,11 +545,25 @@ __device__ __forceinline__ void combine_splits(const float* part_o, const float*
   if (threadIdx.x == 0 && quarter == 0) lse[th] = l > 0.f ? m + log2f(l) : -INFINITY;
 }
 
+// grid_combine: the split grid as one cooperative launch (all its blocks resident): after its
+// partials every block waits at a grid barrier, then combines the items blockIdx.x, + gridDim.x,
+// ... of (token, head, quarter). One kernel a call: no second launch and no gap between two grids.
+// (A template, so that only the candidates that launch it compile it.)
+template <int kGroups = kWarps>
+__global__ void __launch_bounds__(kThreads, 2)
+    dsa_tck_grid_kernel(Args a, __nv_bfloat16* output, float* lse) {
+  split_block<false, false, false>(a);
+  cooperative_groups::this_grid().sync();  // every split's partial is written and visible
+  const unsigned items = gridDim.x / a.splits * kHeads * 4;
+  for (unsigned item = blockIdx.x; item < items; item += gridDim.x)
+    combine_splits<false, false, kGroups>(a.part_o, a.part_m, a.part_l, a.splits, output, lse, item);
+}
+
 template <bool kPdl, bool kHalfPartials = false>
 __global__ void __launch_bounds__(kCombineThreads)
     dsa_tck_combine_kernel(const float* part_o, const float* part_m, const float* part_l, int splits,
                            __nv_bfloat16* output, float* lse) {
-  combine_splits<kPdl, kHalfPartials>(part_o, part_m, part_l, splits, output, lse);
+  combine_splits<kPdl, kHalfPartials>(part_o, part_m, part_l, splits, output, lse, blockIdx.x);
 }
 
 }  // namespace dsa_tc_ksplit

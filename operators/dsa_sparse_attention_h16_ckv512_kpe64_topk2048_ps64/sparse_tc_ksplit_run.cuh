@@ -2,7 +2,8 @@
 // kernels): run<false> is tc_ksplit as the loop promoted it; run<true> launches the combine as the
 // split grid's programmatic dependent (PDL, ksplit_pdl); run<true, true> merges the splits of a
 // token in thread-block clusters before the combine (cluster_reduce); run<true, false, true> keeps
-// the partials in fp16, normalised (ksplit_h16).
+// the partials in fp16, normalised (ksplit_h16); run_grid_combine is one cooperative kernel whose
+// blocks combine the partials after a grid barrier (grid_combine).
 #pragma once
 
 #include "sparse_tc_ksplit.cuh"
@@ -99,18 +100,11 @@ inline cudaError_t launch_split_clusters(const Args& a, unsigned blocks, size_t 
   return cudaLaunchKernelEx(&config, dsa_tck_split_kernel<true, true>, a);
 }
 
-// kClusterReduce (with kPdl): the splits of a token, padded with empty ones to a multiple of
-// kClusterSplits, merge in clusters (cluster_reduce_partials), so the combine reads one partial
-// per cluster; where the device cannot place such a cluster, the plain path runs.
-template <bool kPdl, bool kClusterReduce = false, bool kHalfPartials = false>
-int run(const DLTensor* q_nope, const DLTensor* q_pe, const DLTensor* ckv_cache, const DLTensor* kpe_cache,
-        const DLTensor* sparse_indices, float sm_scale, DLTensor* output, DLTensor* lse, kh_stream_t stream) {
-  static_assert(!kClusterReduce || kPdl, "the cluster path is built on the PDL one");
-  static_assert(!kClusterReduce || !kHalfPartials, "the cluster path keeps fp32 partials");
-  if (q_nope->shape[1] != kHeads || q_nope->shape[2] != kDimV || q_pe->shape[2] != kDimPe) return 1;
-  const int64_t tokens = q_nope->shape[0];
-  if (tokens == 0) return 0;
-  Args a;
+// The call's inputs as the split kernel reads them (partials and split plan not yet set); false
+// for head counts or widths this kernel does not serve.
+inline bool bind_args(const DLTensor* q_nope, const DLTensor* q_pe, const DLTensor* ckv_cache,
+                      const DLTensor* kpe_cache, const DLTensor* sparse_indices, float sm_scale, Args& a) {
+  if (q_nope->shape[1] != kHeads || q_nope->shape[2] != kDimV || q_pe->shape[2] != kDimPe) return false;
   a.q_nope = static_cast<const __nv_bfloat16*>(q_nope->data);
   a.q_pe = static_cast<const __nv_bfloat16*>(q_pe->data);
   a.ckv = static_cast<const __nv_bfloat16*>(ckv_cache->data);
@@ -119,35 +113,57 @@ int run(const DLTensor* q_nope, const DLTensor* q_pe, const DLTensor* ckv_cache,
   a.topk = sparse_indices->shape[1];
   a.rows = ckv_cache->shape[0] * ckv_cache->shape[1];
   a.scale2 = sm_scale * kLog2e;
-  if (a.topk <= 0) return 1;
+  return true;
+}
 
-  // One wave of 2 blocks per SM, at least MIN_CHUNK list entries per split, chunks a
-  // multiple of the tile so full lists make full tiles.
+// One wave of 2 blocks per SM, at least MIN_CHUNK list entries per split, chunks a multiple of
+// the tile so full lists make full tiles: sets a.splits and a.chunk.
+inline void plan_splits(int64_t tokens, Args& a) {
   int64_t max_splits = (a.topk + MIN_CHUNK - 1) / MIN_CHUNK;
   if (max_splits > kMaxSplits) max_splits = kMaxSplits;
   int64_t splits = (BLOCKS_TARGET + tokens - 1) / tokens;
   splits = splits < 1 ? 1 : (splits > max_splits ? max_splits : splits);
   int64_t chunk = (a.topk + splits - 1) / splits;
   chunk = (chunk + kTile - 1) / kTile * kTile;
-  splits = (a.topk + chunk - 1) / chunk;
-  const size_t smem = shared_bytes(static_cast<int>(chunk));
+  a.splits = static_cast<int>((a.topk + chunk - 1) / chunk);
+  a.chunk = static_cast<int>(chunk);
+}
+
+// Scratch for `partials` fp32 partials (O, m, l) on the call's stream; false if refused.
+inline bool allocate_partials(size_t partials, cudaStream_t stream, Args& a, void*& scratch) {
+  keep_pool_memory_mapped();
+  if (cudaMallocAsync(&scratch, partials * (kDimV + 2) * sizeof(float), stream) != cudaSuccess) return false;
+  a.part_o = static_cast<float*>(scratch);
+  a.part_m = a.part_o + partials * kDimV;
+  a.part_l = a.part_m + partials;
+  return true;
+}
+
+// kClusterReduce (with kPdl): the splits of a token, padded with empty ones to a multiple of
+// kClusterSplits, merge in clusters (cluster_reduce_partials), so the combine reads one partial
+// per cluster; where the device cannot place such a cluster, the plain path runs.
+template <bool kPdl, bool kClusterReduce = false, bool kHalfPartials = false>
+int run(const DLTensor* q_nope, const DLTensor* q_pe, const DLTensor* ckv_cache, const DLTensor* kpe_cache,
+        const DLTensor* sparse_indices, float sm_scale, DLTensor* output, DLTensor* lse, kh_stream_t stream) {
+  static_assert(!kClusterReduce || kPdl, "the cluster path is built on the PDL one");
+  static_assert(!kClusterReduce || !kHalfPartials, "the cluster path keeps fp32 partials");
+  const int64_t tokens = q_nope->shape[0];
+  Args a;
+  if (!bind_args(q_nope, q_pe, ckv_cache, kpe_cache, sparse_indices, sm_scale, a)) return 1;
+  if (tokens == 0) return 0;
+  if (a.topk <= 0) return 1;
+  plan_splits(tokens, a);
+  const size_t smem = shared_bytes(a.chunk);
   if constexpr (kClusterReduce) {
     if (!cluster_fits(smem))
       return run<kPdl, false>(q_nope, q_pe, ckv_cache, kpe_cache, sparse_indices, sm_scale, output, lse,
                               stream);
-    splits = (splits + kClusterSplits - 1) / kClusterSplits * kClusterSplits;  // the extra ones are empty
+    a.splits = (a.splits + kClusterSplits - 1) / kClusterSplits * kClusterSplits;  // the extra ones are empty
   }
-  a.splits = static_cast<int>(splits);
-  a.chunk = static_cast<int>(chunk);
+  const int64_t splits = a.splits;
   const int64_t merged = kClusterReduce ? splits / kClusterSplits : splits;  // partials the combine reads
-
-  const size_t partials = static_cast<size_t>(tokens * merged * kHeads);
-  keep_pool_memory_mapped();
   void* scratch = nullptr;
-  if (cudaMallocAsync(&scratch, partials * (kDimV + 2) * sizeof(float), stream) != cudaSuccess) return 2;
-  a.part_o = static_cast<float*>(scratch);
-  a.part_m = a.part_o + partials * kDimV;
-  a.part_l = a.part_m + partials;
+  if (!allocate_partials(static_cast<size_t>(tokens * merged * kHeads), stream, a, scratch)) return 2;
 
   if constexpr (kClusterReduce) {
     if (launch_split_clusters(a, static_cast<unsigned>(tokens * splits), smem, stream) != cudaSuccess) {
@@ -165,6 +181,67 @@ int run(const DLTensor* q_nope, const DLTensor* q_pe, const DLTensor* ckv_cache,
   launch_combine<kPdl, kHalfPartials>(c, static_cast<unsigned>(tokens * kHeads * 4),
                                       static_cast<__nv_bfloat16*>(output->data),
                                       static_cast<float*>(lse->data), stream);
+  cudaFreeAsync(scratch, stream);
+  return cudaGetLastError() == cudaSuccess ? 0 : 3;
+}
+
+// Whether `blocks` grid-combine blocks with `smem` bytes of dynamic shared memory each can all be
+// resident at once, as a cooperative launch requires (the occupancy asked once per size).
+inline bool grid_fits(unsigned blocks, size_t smem) {
+  static size_t asked = 0;
+  static int64_t resident = 0;
+  if (smem != asked) {
+    int device = 0, sms = 0, per_sm = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaFuncSetAttribute(dsa_tck_grid_kernel<>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(smem)) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dsa_tck_grid_kernel<>, kThreads, smem) !=
+            cudaSuccess) {
+      (void)cudaGetLastError();  // a refusal: the two-kernel path serves
+      per_sm = 0;
+    }
+    asked = smem;
+    resident = static_cast<int64_t>(sms) * per_sm;
+  }
+  return blocks <= resident;
+}
+
+// grid_combine: the split grid and the combine as one cooperative kernel (dsa_tck_grid_kernel);
+// where its blocks cannot all be resident (many tokens) or the launch is refused, ksplit_pdl's
+// two kernels run instead.
+inline int run_grid_combine(const DLTensor* q_nope, const DLTensor* q_pe, const DLTensor* ckv_cache,
+                            const DLTensor* kpe_cache, const DLTensor* sparse_indices, float sm_scale,
+                            DLTensor* output, DLTensor* lse, kh_stream_t stream) {
+  const int64_t tokens = q_nope->shape[0];
+  Args a;
+  if (!bind_args(q_nope, q_pe, ckv_cache, kpe_cache, sparse_indices, sm_scale, a)) return 1;
+  if (tokens == 0) return 0;
+  if (a.topk <= 0) return 1;
+  plan_splits(tokens, a);
+  const size_t smem = shared_bytes(a.chunk);
+  const unsigned blocks = static_cast<unsigned>(tokens * a.splits);
+  if (!grid_fits(blocks, smem))
+    return run<true>(q_nope, q_pe, ckv_cache, kpe_cache, sparse_indices, sm_scale, output, lse, stream);
+  void* scratch = nullptr;
+  if (!allocate_partials(static_cast<size_t>(tokens * a.splits * kHeads), stream, a, scratch)) return 2;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeCooperative;
+  attribute[0].val.cooperative = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  auto* out = static_cast<__nv_bfloat16*>(output->data);
+  auto* lse_out = static_cast<float*>(lse->data);
+  if (cudaLaunchKernelEx(&config, dsa_tck_grid_kernel<>, a, out, lse_out) != cudaSuccess) {
+    (void)cudaGetLastError();  // refused: the two kernels, ordered after the (unused) allocation
+    cudaFreeAsync(scratch, stream);
+    return run<true>(q_nope, q_pe, ckv_cache, kpe_cache, sparse_indices, sm_scale, output, lse, stream);
+  }
   cudaFreeAsync(scratch, stream);
   return cudaGetLastError() == cudaSuccess ? 0 : 3;
 }

@@ -277,11 +277,11 @@ __device__ __forceinline__ void walk_combine(const float* part_o, const float* p
   const int s = threadIdx.x;
   const int64_t my = (t * splits + s) * kHeads + h;
   const float m_s = s < splits ? part_m[my] : -INFINITY;
-  const float m = combine_reduce(m_s, scratch, [](float x, float y) { return fmaxf(x, y); });
+  const float m = combine_reduce<kCombineGroups>(m_s, scratch, [](float x, float y) { return fmaxf(x, y); });
   const float w = m_s == -INFINITY ? 0.f : exp2f(m_s - m);  // empty splits weigh 0, never NaN
   weight[s] = w;
-  const float l =
-      combine_reduce(s < splits ? w * part_l[my] : 0.f, scratch, [](float x, float y) { return x + y; });
+  const float l = combine_reduce<kCombineGroups>(s < splits ? w * part_l[my] : 0.f, scratch,
+                                                 [](float x, float y) { return x + y; });
   // weight[] is visible: combine_reduce synchronises the block.
   const int sg = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;

@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(kThreads, 2) dsa_tcs_split_kernel(Args a) { sp
 __global__ void __launch_bounds__(kCombineThreads)
     dsa_tcs_combine_kernel(const float* part_o, const float* part_m, const float* part_l, int splits,
                            __nv_bfloat16* output, float* lse) {
-  combine_splits<false, false>(part_o, part_m, part_l, splits, output, lse);
+  combine_splits<false, false>(part_o, part_m, part_l, splits, output, lse, blockIdx.x);
 }
 
 }  // namespace
