@@ -68,6 +68,43 @@ __device__ __forceinline__ void tinv_invert(PrepTinvSmem& sm) {
   }
 }
 
+// 8 bf16 times f -> 8 fp16, each product rounded once, as f * float(x) element by element.
+__device__ __forceinline__ uint4 scaled_half8(uint4 r, float f) {
+  const unsigned w[4] = {r.x, r.y, r.z, r.w};
+  unsigned o[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+    o[i] = half2_bits(f * __uint_as_float(w[i] << 16), f * __uint_as_float(w[i] & 0xffff0000u));
+  return make_uint4(o[0], o[1], o[2], o[3]);
+}
+
+// kVec's operands: each token's factors once (beta e^lg, beta) instead of once an element, and 8
+// values a thread a step through 16-byte shared loads and stores instead of 2-byte ones. The same
+// products in the same order as below: the same fp16 values.
+__device__ __forceinline__ void tinv_operands_vec(PrepTinvSmem& sm) {
+  PrepSmem& b = sm.base;
+  const float(*tf)[kC] = tinv_tf(sm);
+  float* kf = &sm.m[0][0][0];  // free once T is made
+  if (threadIdx.x < kC) kf[threadIdx.x] = b.beta[threadIdx.x] * expf(b.lg[threadIdx.x]);
+  __syncthreads();
+  constexpr int kParts = kDim / 8;  // 16-byte pieces of a row
+  for (int i = threadIdx.x; i < kC * kParts; i += kPrepThreads) {
+    const int t = i / kParts, c = 8 * (i % kParts);
+    uint4* k8 = reinterpret_cast<uint4*>(&b.k[t][c]);
+    uint4* v8 = reinterpret_cast<uint4*>(&b.v[t][c]);
+    const uint4 kr = *k8, vr = *v8;
+    *k8 = scaled_half8(kr, kf[t]);
+    *v8 = scaled_half8(vr, b.beta[t]);
+  }
+  for (int i = threadIdx.x; i < kC * kC / 8; i += kPrepThreads) {
+    const int r = i / (kC / 8), c = 8 * (i % (kC / 8));
+    const float4 lo = *reinterpret_cast<const float4*>(&tf[r][c]);
+    const float4 hi = *reinterpret_cast<const float4*>(&tf[r][c + 4]);
+    *reinterpret_cast<uint4*>(&sm.t[r][c]) = make_uint4(half2_bits(lo.x, lo.y), half2_bits(lo.z, lo.w),
+                                                        half2_bits(hi.x, hi.y), half2_bits(hi.z, hi.w));
+  }
+}
+
 // R = [beta e^lg K | beta V] in fp16 over k's and v's storage, and T to fp16.
 __device__ __forceinline__ void tinv_operands(PrepTinvSmem& sm) {
   PrepSmem& b = sm.base;
@@ -85,7 +122,10 @@ __device__ __forceinline__ void tinv_operands(PrepTinvSmem& sm) {
 
 // [W | U^] = T R: warp w owns 32 columns (w < 4: W's, else U^'s), all 64 tokens, in two
 // halves of 32 tokens (2 m tiles x 4 n tiles x 4 k steps each: 32 accumulators, no spills at
-// two blocks an SM). W goes straight to scratch; U^ through sm.ut, transposed.
+// two blocks an SM). W goes straight to scratch (kStageW: through shared memory over T's fp32
+// copy, no longer read, for whole 16-byte rows: a thread's 4-byte stores use 22 of a sector's 32
+// bytes); U^ through sm.ut, transposed.
+template <bool kStageW = false>
 __device__ __forceinline__ void tinv_product(PrepTinvSmem& sm, const ChunkParts& out) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane >> 2, tg = lane & 3, mi = lane >> 3, mr = lane & 7;
@@ -131,6 +171,8 @@ __device__ __forceinline__ void tinv_product(PrepTinvSmem& sm, const ChunkParts&
           if (is_u) {
             sm.ut[c][t] = __float2half_rn(x0);
             sm.ut[c + 1][t] = __float2half_rn(x1);
+          } else if constexpr (kStageW) {
+            *reinterpret_cast<uint32_t*>(&sm.base.q[t][c]) = half2_bits(x0, x1);
           } else {
             *reinterpret_cast<uint32_t*>(out.w + t * kDim + c) = half2_bits(x0, x1);
           }
@@ -139,8 +181,14 @@ __device__ __forceinline__ void tinv_product(PrepTinvSmem& sm, const ChunkParts&
   __syncthreads();
   for (int i = threadIdx.x; i < kDim * (kC / 8); i += kPrepThreads)
     reinterpret_cast<uint4*>(out.ut)[i] = *reinterpret_cast<const uint4*>(&sm.ut[i / 8][8 * (i % 8)]);
+  if constexpr (kStageW) {
+    for (int i = threadIdx.x; i < kC * (kDim / 8); i += kPrepThreads)
+      reinterpret_cast<uint4*>(out.w)[i] = *reinterpret_cast<const uint4*>(&sm.base.q[i / 16][8 * (i % 16)]);
+  }
 }
 
+// kVec (ksplit_vec24): tinv_operands_vec and W staged for 16-byte stores.
+template <bool kVec = false>
 __global__ void __launch_bounds__(kPrepThreads, 2)
     chunk_prep_tinv_kernel(PrefillArgs p, int num_seqs, char* scratch) {
   extern __shared__ float4 prep_tinv_smem[];
@@ -149,17 +197,33 @@ __global__ void __launch_bounds__(kPrepThreads, 2)
   int L;
   if (!prep_front(p, num_seqs, sm.base, scratch, out, L)) return;  // block-uniform
   tinv_invert(sm);
-  tinv_operands(sm);
+  if constexpr (kVec) {
+    tinv_operands_vec(sm);
+  } else {
+    tinv_operands(sm);
+  }
   __syncthreads();
-  tinv_product(sm, out);
+  tinv_product<kVec>(sm, out);
+}
+
+template <bool kVec>
+void launch_prep_tinv_as(const PrefillArgs& args, int64_t num_seqs, int64_t chunks, char* scratch,
+                         cudaStream_t stream) {
+  static const bool allowed = allow_smem(chunk_prep_tinv_kernel<kVec>, sizeof(PrepTinvSmem));
+  (void)allowed;
+  chunk_prep_tinv_kernel<kVec>
+      <<<dim3(static_cast<unsigned>(chunks), GDN_NUM_V_HEADS), kPrepThreads, sizeof(PrepTinvSmem), stream>>>(
+          args, static_cast<int>(num_seqs), scratch);
 }
 
 inline void launch_prep_tinv(const PrefillArgs& args, int64_t num_seqs, int64_t chunks, char* scratch,
                              cudaStream_t stream) {
-  static const bool allowed = allow_smem(chunk_prep_tinv_kernel, sizeof(PrepTinvSmem));
-  (void)allowed;
-  chunk_prep_tinv_kernel<<<dim3(static_cast<unsigned>(chunks), GDN_NUM_V_HEADS), kPrepThreads,
-                           sizeof(PrepTinvSmem), stream>>>(args, static_cast<int>(num_seqs), scratch);
+  launch_prep_tinv_as<false>(args, num_seqs, chunks, scratch, stream);
+}
+
+inline void launch_prep_vec(const PrefillArgs& args, int64_t num_seqs, int64_t chunks, char* scratch,
+                            cudaStream_t stream) {
+  launch_prep_tinv_as<true>(args, num_seqs, chunks, scratch, stream);
 }
 
 }  // namespace gdn_chunk_tc
