@@ -348,7 +348,11 @@ __device__ __forceinline__ void stage_chunk(PassStage<kWarps, kSplit>& st, const
   }
 }
 
-template <int kWarps, int kSplit, bool kLean>
+// kPdl (ksplit_tinv24_pdl): launched as the preparation's programmatic dependent, the block reads its
+// boundaries and initial state (inputs only) while the preparation finishes, then waits for the
+// preparation's completion and the visibility of its scratch before the first copy from it; every
+// global write (output, new_state) comes after that wait too.
+template <int kWarps, int kSplit, bool kLean, bool kPdl = false>
 __global__ void __launch_bounds__(32 * kWarps, 1)
     chunk_pass_kernel(PrefillArgs p, int num_seqs, char* scratch) {
   using Shape = PassShape<kWarps, kSplit>;
@@ -368,6 +372,7 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
 
   float s[Shape::kKTiles][4];
   load_state(p.state, head * kDim + vw, k0, w, nchunks == 0, s);
+  if constexpr (kPdl) asm volatile("griddepcontrol.wait;\n" ::: "memory");
 
   if (nchunks > 0) stage_chunk<kWarps, kSplit, kLean>(sm.stage[0], chunk_parts(scratch, base, h), v0);
   cp_async_commit();
@@ -421,14 +426,32 @@ inline const LaunchConfig& launch_config() {
   return config;
 }
 
-template <int kWarps, int kSplit, bool kLean>
+// kPdl: launched as the programmatic dependent of the kernel before it in the stream (the preparation),
+// falling back to an ordinary launch when the attribute is refused (the kernel's wait is then a no-op).
+template <int kWarps, int kSplit, bool kLean, bool kPdl = false>
 void launch_pass(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaStream_t stream) {
   using Shape = PassShape<kWarps, kSplit>;
   static const bool allowed =
-      allow_smem(chunk_pass_kernel<kWarps, kSplit, kLean>, sizeof(PassSmem<kWarps, kSplit>));
+      allow_smem(chunk_pass_kernel<kWarps, kSplit, kLean, kPdl>, sizeof(PassSmem<kWarps, kSplit>));
   (void)allowed;
   const unsigned blocks = static_cast<unsigned>(num_seqs * GDN_NUM_V_HEADS * Shape::kSlices);
-  chunk_pass_kernel<kWarps, kSplit, kLean>
+  if constexpr (kPdl) {
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(blocks);
+    config.blockDim = dim3(Shape::kThreads);
+    config.dynamicSmemBytes = sizeof(PassSmem<kWarps, kSplit>);
+    config.stream = stream;
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute[0].val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    if (cudaLaunchKernelEx(&config, chunk_pass_kernel<kWarps, kSplit, kLean, kPdl>, args,
+                           static_cast<int>(num_seqs), scratch) == cudaSuccess)
+      return;
+    (void)cudaGetLastError();  // clear the refusal; the ordinary launch below is still ordered
+  }
+  chunk_pass_kernel<kWarps, kSplit, kLean, kPdl>
       <<<blocks, Shape::kThreads, sizeof(PassSmem<kWarps, kSplit>), stream>>>(
           args, static_cast<int>(num_seqs), scratch);
 }
@@ -436,18 +459,18 @@ void launch_pass(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaS
 // 32 V rows a block while one wave of blocks covers the SMs, 64 beyond that (as promoted). The
 // lean pass (kLean) also takes 16 V rows a block while one wave still covers the SMs: a long
 // sequence alone is a chain of chunks, and more blocks are more SMs issuing its mma.
-template <int kSplit, bool kLean = false>
+template <int kSplit, bool kLean = false, bool kPdl = false>
 void launch_pass_for(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaStream_t stream) {
   const int64_t heads = num_seqs * GDN_NUM_V_HEADS;
   const int sms = launch_config().sms;
   if constexpr (kLean) {
     if (heads * (kDim / 16) <= sms)
-      return launch_pass<kSplit, kSplit, kLean>(args, num_seqs, scratch, stream);
+      return launch_pass<kSplit, kSplit, kLean, kPdl>(args, num_seqs, scratch, stream);
   }
   if (heads * (kDim / 32) <= sms) {
-    launch_pass<2 * kSplit, kSplit, kLean>(args, num_seqs, scratch, stream);
+    launch_pass<2 * kSplit, kSplit, kLean, kPdl>(args, num_seqs, scratch, stream);
   } else {
-    launch_pass<4 * kSplit, kSplit, kLean>(args, num_seqs, scratch, stream);
+    launch_pass<4 * kSplit, kSplit, kLean, kPdl>(args, num_seqs, scratch, stream);
   }
 }
 
@@ -461,11 +484,13 @@ void launch_pass_for(const PrefillArgs& args, int64_t num_seqs, char* scratch, c
 // kPrep launches the preparation (launch_prep, or launch_prep_tinv of gdn_chunk_prep_tinv.cuh);
 // kLean picks the lean pass (launch_pass_for); kLaneMean and kLaneTotal move the hand-over to
 // lane8 (on the H200 the chunked path's fixed cost made 24 and 128 the better rule over the
-// contest's workloads: loop/dispatch_threshold.py).
+// contest's workloads: loop/dispatch_threshold.py). kPdl launches the pass as the preparation's
+// programmatic dependent (its launch and prologue overlap the preparation's tail); it pays only with a
+// preparation that triggers early (launch_prep_tinv_pdl), and is correct with any.
 using PrepLauncher = void (*)(const PrefillArgs&, int64_t, int64_t, char*, cudaStream_t);
 
 template <int kSplit, PrepLauncher kPrep = launch_prep, bool kLean = false, int kLaneMean = 8,
-          int kLaneTotal = 32>
+          int kLaneTotal = 32, bool kPdl = false>
 void run(const PrefillArgs& args, int64_t num_seqs, int64_t total, cudaStream_t stream) {
   if (num_seqs <= 0) return;
   if (total < kLaneMean * num_seqs || total <= kLaneTotal) {
@@ -482,7 +507,7 @@ void run(const PrefillArgs& args, int64_t num_seqs, int64_t total, cudaStream_t 
     return;
   }
   kPrep(args, num_seqs, chunks, scratch, stream);
-  launch_pass_for<kSplit, kLean>(args, num_seqs, scratch, stream);
+  launch_pass_for<kSplit, kLean, kPdl>(args, num_seqs, scratch, stream);
   cudaFreeAsync(scratch, stream);
 }
 

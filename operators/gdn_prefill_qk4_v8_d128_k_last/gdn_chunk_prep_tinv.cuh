@@ -188,9 +188,15 @@ __device__ __forceinline__ void tinv_product(PrepTinvSmem& sm, const ChunkParts&
 }
 
 // kVec (ksplit_vec24): tinv_operands_vec and W staged for 16-byte stores.
-template <bool kVec = false>
+// kPdl (ksplit_tinv24_pdl): the pass, launched as this grid's programmatic dependent, may start once
+// every block got here. Its prologue reads only inputs and it waits for this grid's completion
+// (griddepcontrol.wait) before it touches the scratch, so the trigger can come first: the dependents
+// launch only once every block of this grid has started (its last wave resident), so they take only
+// what this grid leaves free on the SMs.
+template <bool kVec = false, bool kPdl = false>
 __global__ void __launch_bounds__(kPrepThreads, 2)
     chunk_prep_tinv_kernel(PrefillArgs p, int num_seqs, char* scratch) {
+  if constexpr (kPdl) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
   extern __shared__ float4 prep_tinv_smem[];
   PrepTinvSmem& sm = *reinterpret_cast<PrepTinvSmem*>(prep_tinv_smem);
   ChunkParts out;
@@ -206,12 +212,12 @@ __global__ void __launch_bounds__(kPrepThreads, 2)
   tinv_product<kVec>(sm, out);
 }
 
-template <bool kVec>
+template <bool kVec, bool kPdl = false>
 void launch_prep_tinv_as(const PrefillArgs& args, int64_t num_seqs, int64_t chunks, char* scratch,
                          cudaStream_t stream) {
-  static const bool allowed = allow_smem(chunk_prep_tinv_kernel<kVec>, sizeof(PrepTinvSmem));
+  static const bool allowed = allow_smem(chunk_prep_tinv_kernel<kVec, kPdl>, sizeof(PrepTinvSmem));
   (void)allowed;
-  chunk_prep_tinv_kernel<kVec>
+  chunk_prep_tinv_kernel<kVec, kPdl>
       <<<dim3(static_cast<unsigned>(chunks), GDN_NUM_V_HEADS), kPrepThreads, sizeof(PrepTinvSmem), stream>>>(
           args, static_cast<int>(num_seqs), scratch);
 }
@@ -224,6 +230,14 @@ inline void launch_prep_tinv(const PrefillArgs& args, int64_t num_seqs, int64_t 
 inline void launch_prep_vec(const PrefillArgs& args, int64_t num_seqs, int64_t chunks, char* scratch,
                             cudaStream_t stream) {
   launch_prep_tinv_as<true>(args, num_seqs, chunks, scratch, stream);
+}
+
+// The same preparation, releasing its programmatic dependent early: pair it with run<..., kPdl = true>.
+// Either half alone is still correct (no trigger: the dependent launches at this grid's end; no
+// dependent: the trigger does nothing).
+inline void launch_prep_tinv_pdl(const PrefillArgs& args, int64_t num_seqs, int64_t chunks, char* scratch,
+                                 cudaStream_t stream) {
+  launch_prep_tinv_as<false, true>(args, num_seqs, chunks, scratch, stream);
 }
 
 }  // namespace gdn_chunk_tc
