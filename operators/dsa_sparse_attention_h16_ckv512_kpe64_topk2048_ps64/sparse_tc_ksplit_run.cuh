@@ -25,21 +25,36 @@ void keep_pool_memory_mapped() {
   (void)done;
 }
 
+// A launch of `grid` blocks of `block` threads with one launch attribute, which the caller's
+// `attribute` holds for as long as the configuration is used.
+inline cudaLaunchConfig_t one_attribute_config(unsigned grid, unsigned block, size_t smem,
+                                               cudaStream_t stream, cudaLaunchAttribute& attribute) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(block);
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return config;
+}
+
+// Launched as the stream's previous kernel's programmatic dependent (PDL).
+inline cudaLaunchAttribute pdl_attribute() {
+  cudaLaunchAttribute attribute = {};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  return attribute;
+}
+
 // The combine, stream-ordered after the split grid; with kPdl as its programmatic dependent
 // (launched while the split grid runs, ordered by griddepcontrol.wait), falling back to an
 // ordinary launch when the attribute is refused.
 template <bool kPdl, bool kHalfPartials = false>
 void launch_combine(const Args& a, unsigned blocks, __nv_bfloat16* output, float* lse, cudaStream_t stream) {
   if constexpr (kPdl) {
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(blocks);
-    config.blockDim = dim3(kCombineThreads);
-    config.stream = stream;
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute[0].val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = attribute;
-    config.numAttrs = 1;
+    cudaLaunchAttribute attribute = pdl_attribute();
+    const cudaLaunchConfig_t config = one_attribute_config(blocks, kCombineThreads, 0, stream, attribute);
     const float* part_o = a.part_o;
     const float* part_m = a.part_m;
     const float* part_l = a.part_l;
@@ -55,19 +70,13 @@ void launch_combine(const Args& a, unsigned blocks, __nv_bfloat16* output, float
 // The launch of `blocks` split blocks as clusters of kClusterSplits; `attribute` holds the
 // cluster's shape for as long as the configuration is used.
 inline cudaLaunchConfig_t split_cluster_config(unsigned blocks, size_t smem, cudaStream_t stream,
-                                               cudaLaunchAttribute (&attribute)[1]) {
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(blocks);
-  config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  attribute[0].id = cudaLaunchAttributeClusterDimension;
-  attribute[0].val.clusterDim.x = kClusterSplits;
-  attribute[0].val.clusterDim.y = 1;
-  attribute[0].val.clusterDim.z = 1;
-  config.attrs = attribute;
-  config.numAttrs = 1;
-  return config;
+                                               cudaLaunchAttribute& attribute) {
+  attribute = {};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = kClusterSplits;
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  return one_attribute_config(blocks, kThreads, smem, stream, attribute);
 }
 
 // Whether this device can place a cluster of kClusterSplits split blocks with `smem` bytes of
@@ -81,7 +90,7 @@ inline bool cluster_fits(size_t smem) {
     (void)cudaGetLastError();  // refused: the plain split path serves
     return false;
   }
-  cudaLaunchAttribute attribute[1];
+  cudaLaunchAttribute attribute;
   const cudaLaunchConfig_t config = split_cluster_config(kClusterSplits, smem, nullptr, attribute);
   int clusters = 0;
   if (cudaOccupancyMaxActiveClusters(&clusters, dsa_tck_split_kernel<true, true>, &config) != cudaSuccess) {
@@ -95,7 +104,7 @@ inline bool cluster_fits(size_t smem) {
 
 // The split grid as clusters of kClusterSplits blocks (a.splits a multiple of it).
 inline cudaError_t launch_split_clusters(const Args& a, unsigned blocks, size_t smem, cudaStream_t stream) {
-  cudaLaunchAttribute attribute[1];
+  cudaLaunchAttribute attribute;
   const cudaLaunchConfig_t config = split_cluster_config(blocks, smem, stream, attribute);
   return cudaLaunchKernelEx(&config, dsa_tck_split_kernel<true, true>, a);
 }
@@ -129,6 +138,22 @@ inline void plan_splits(int64_t tokens, Args& a) {
   a.chunk = static_cast<int>(chunk);
 }
 
+// The call bound and its splits planned; false when the call returns `result` at once (1: a shape
+// this kernel does not serve; 0: no tokens).
+inline bool plan_call(const DLTensor* q_nope, const DLTensor* q_pe, const DLTensor* ckv_cache,
+                      const DLTensor* kpe_cache, const DLTensor* sparse_indices, float sm_scale, Args& a,
+                      int& result) {
+  const int64_t tokens = q_nope->shape[0];
+  result = 1;
+  if (!bind_args(q_nope, q_pe, ckv_cache, kpe_cache, sparse_indices, sm_scale, a)) return false;
+  result = 0;
+  if (tokens == 0) return false;
+  result = 1;
+  if (a.topk <= 0) return false;
+  plan_splits(tokens, a);
+  return true;
+}
+
 // Scratch for `partials` fp32 partials (O, m, l) on the call's stream; false if refused.
 inline bool allocate_partials(size_t partials, cudaStream_t stream, Args& a, void*& scratch) {
   keep_pool_memory_mapped();
@@ -149,10 +174,8 @@ int run(const DLTensor* q_nope, const DLTensor* q_pe, const DLTensor* ckv_cache,
   static_assert(!kClusterReduce || !kHalfPartials, "the cluster path keeps fp32 partials");
   const int64_t tokens = q_nope->shape[0];
   Args a;
-  if (!bind_args(q_nope, q_pe, ckv_cache, kpe_cache, sparse_indices, sm_scale, a)) return 1;
-  if (tokens == 0) return 0;
-  if (a.topk <= 0) return 1;
-  plan_splits(tokens, a);
+  int result = 0;
+  if (!plan_call(q_nope, q_pe, ckv_cache, kpe_cache, sparse_indices, sm_scale, a, result)) return result;
   const size_t smem = shared_bytes(a.chunk);
   if constexpr (kClusterReduce) {
     if (!cluster_fits(smem))
@@ -215,26 +238,18 @@ inline int run_grid_combine(const DLTensor* q_nope, const DLTensor* q_pe, const 
                             DLTensor* output, DLTensor* lse, kh_stream_t stream) {
   const int64_t tokens = q_nope->shape[0];
   Args a;
-  if (!bind_args(q_nope, q_pe, ckv_cache, kpe_cache, sparse_indices, sm_scale, a)) return 1;
-  if (tokens == 0) return 0;
-  if (a.topk <= 0) return 1;
-  plan_splits(tokens, a);
+  int result = 0;
+  if (!plan_call(q_nope, q_pe, ckv_cache, kpe_cache, sparse_indices, sm_scale, a, result)) return result;
   const size_t smem = shared_bytes(a.chunk);
   const unsigned blocks = static_cast<unsigned>(tokens * a.splits);
   if (!grid_fits(blocks, smem))
     return run<true>(q_nope, q_pe, ckv_cache, kpe_cache, sparse_indices, sm_scale, output, lse, stream);
   void* scratch = nullptr;
   if (!allocate_partials(static_cast<size_t>(tokens * a.splits * kHeads), stream, a, scratch)) return 2;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(blocks);
-  config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  cudaLaunchAttribute attribute[1];
-  attribute[0].id = cudaLaunchAttributeCooperative;
-  attribute[0].val.cooperative = 1;
-  config.attrs = attribute;
-  config.numAttrs = 1;
+  cudaLaunchAttribute attribute = {};
+  attribute.id = cudaLaunchAttributeCooperative;
+  attribute.val.cooperative = 1;
+  const cudaLaunchConfig_t config = one_attribute_config(blocks, kThreads, smem, stream, attribute);
   auto* out = static_cast<__nv_bfloat16*>(output->data);
   auto* lse_out = static_cast<float*>(lse->data);
   if (cudaLaunchKernelEx(&config, dsa_tck_grid_kernel<>, a, out, lse_out) != cudaSuccess) {

@@ -368,16 +368,9 @@ int run_tc_split(SplitKernel split_kernel, CombineKernel combine_kernel, const D
   auto* out = static_cast<__nv_bfloat16*>(output->data);
   auto* lse_out = static_cast<float*>(lse->data);
   if constexpr (kPdl) {
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(combine_blocks);
-    config.blockDim = dim3(kCombineThreads);
-    config.dynamicSmemBytes = 0;
-    config.stream = stream;
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute[0].val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = attribute;
-    config.numAttrs = 1;
+    cudaLaunchAttribute attribute = pdl_attribute();
+    const cudaLaunchConfig_t config =
+        one_attribute_config(combine_blocks, kCombineThreads, 0, stream, attribute);
     const float* part_o = a.part_o;
     const float* part_m = a.part_m;
     const float* part_l = a.part_l;
