@@ -240,4 +240,10 @@ inline void launch_prep_tinv_pdl(const PrefillArgs& args, int64_t num_seqs, int6
   launch_prep_tinv_as<false, true>(args, num_seqs, chunks, scratch, stream);
 }
 
+// ksplit_vecpdl24: the lean operands and W stores of launch_prep_vec, releasing the pass early.
+inline void launch_prep_vec_pdl(const PrefillArgs& args, int64_t num_seqs, int64_t chunks, char* scratch,
+                                cudaStream_t stream) {
+  launch_prep_tinv_as<true, true>(args, num_seqs, chunks, scratch, stream);
+}
+
 }  // namespace gdn_chunk_tc
