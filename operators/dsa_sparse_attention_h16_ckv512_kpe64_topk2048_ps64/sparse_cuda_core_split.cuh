@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "sparse_split_common.cuh"
+
 #ifndef NTHREADS
 #define NTHREADS 512
 #endif
@@ -20,10 +22,8 @@
 
 namespace dsa_cuda_core {
 
-constexpr int kHeads = 16;
-constexpr int kDimV = 512;             // ckv width: key part and value
-constexpr int kDimPe = 64;             // kpe width
-constexpr int kDimK = kDimV + kDimPe;  // 576
+using namespace dsa_sparse;  // NOLINT(google-build-using-namespace): the shapes, Args, the call's pieces
+
 constexpr int kWarps = NTHREADS / 32;
 constexpr int kHeadsPerWarp = 4;  // scoring: a warp scores 4 heads of a row
 constexpr int kRowGroups = kWarps / (kHeads / kHeadsPerWarp);
@@ -32,25 +32,10 @@ constexpr int kChunks = kDimV / 8;  // 64 chunks of 8 output dims
 constexpr int kHeadGroups = NTHREADS / kChunks;
 constexpr int kHeadsPerThread = kHeads / kHeadGroups;
 constexpr int kPStride = kHeads + 1;  // padded so the softmax pass reads P without bank conflicts
-constexpr float kLog2e = 1.4426950408889634f;
 
 static_assert(NTHREADS % 128 == 0 && NTHREADS <= 1024, "NTHREADS must be a multiple of 128");
 static_assert(kHeads % kHeadGroups == 0, "heads must split evenly over head groups");
 static_assert(TILE <= 64 && TILE % 32 == 0, "the softmax pass gives each lane at most two rows");
-
-struct Args {
-  const __nv_bfloat16* q_nope;
-  const __nv_bfloat16* q_pe;
-  const __nv_bfloat16* ckv;
-  const __nv_bfloat16* kpe;
-  const int32_t* indices;
-  float* part_o;  // [tokens, splits, heads, kDimV], unnormalised
-  float* part_m;  // [tokens, splits, heads], running max (base 2)
-  float* part_l;  // [tokens, splits, heads], running sum
-  int64_t topk, rows;
-  int splits, chunk;  // chunk = list entries per split
-  float scale2;       // sm_scale * log2(e)
-};
 
 struct RunningSoftmax {
   float m[kHeads];
@@ -283,34 +268,6 @@ __global__ void __launch_bounds__(NTHREADS, 1) dsa_split_kernel(Args a) {
     a.part_l[ts * kHeads + threadIdx.x] = rs.l[threadIdx.x];
   }
 }
-// Sum (or max) of one float per thread over a block of kBlockThreads.
-template <int kBlockThreads, class Op>
-__device__ float combine_reduce(float v, float* scratch, Op op) {
-  for (int offset = 16; offset > 0; offset >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
-  if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = v;
-  __syncthreads();
-  float r = scratch[0];
-  for (int w = 1; w < kBlockThreads / 32; ++w) r = op(r, scratch[w]);
-  __syncthreads();
-  return r;
-}
-
-// By default the stream-ordered pool returns freed memory to the OS at every
-// synchronisation, so each call's cudaMallocAsync would map fresh memory and stall the
-// stream for tens of microseconds. Keeping it mapped makes the scratch a cheap reuse.
-inline void keep_pool_memory_mapped() {
-  static const bool done = [] {
-    int device = 0;
-    cudaMemPool_t pool;
-    if (cudaGetDevice(&device) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess) {
-      uint64_t keep = UINT64_MAX;
-      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
-    }
-    return true;
-  }();
-  (void)done;
-}
-
 using CombineKernel = void (*)(const float*, const float*, const float*, int, __nv_bfloat16*, float*);
 
 // The call: splits of at least a tile, at most kCombineThreads a token (one a combine thread), the
@@ -319,18 +276,11 @@ template <int kCombineThreads, int kBlocksPerHead>
 int run(CombineKernel combine_kernel, const DLTensor* q_nope, const DLTensor* q_pe, const DLTensor* ckv_cache,
         const DLTensor* kpe_cache, const DLTensor* sparse_indices, float sm_scale, DLTensor* output,
         DLTensor* lse, kh_stream_t stream) {
-  if (q_nope->shape[1] != kHeads || q_nope->shape[2] != kDimV || q_pe->shape[2] != kDimPe) return 1;
   const int64_t tokens = q_nope->shape[0];
-  if (tokens == 0) return 0;
   Args a;
-  a.q_nope = static_cast<const __nv_bfloat16*>(q_nope->data);
-  a.q_pe = static_cast<const __nv_bfloat16*>(q_pe->data);
-  a.ckv = static_cast<const __nv_bfloat16*>(ckv_cache->data);
-  a.kpe = static_cast<const __nv_bfloat16*>(kpe_cache->data);
-  a.indices = static_cast<const int32_t*>(sparse_indices->data);
-  a.topk = sparse_indices->shape[1];
-  a.rows = ckv_cache->shape[0] * ckv_cache->shape[1];
-  a.scale2 = sm_scale * kLog2e;
+  if (!bind_args(q_nope, q_pe, ckv_cache, kpe_cache, sparse_indices, sm_scale, a)) return 1;
+  if (tokens == 0) return 0;
+  if (a.topk <= 0) return 1;
   // Enough blocks to fill the GPU at small batches, but no split shorter than a tile:
   // each split costs a 32 KiB partial written and read back.
   int64_t max_splits = (a.topk + TILE - 1) / TILE;
@@ -340,13 +290,8 @@ int run(CombineKernel combine_kernel, const DLTensor* q_nope, const DLTensor* q_
   a.splits = static_cast<int>(splits);
   a.chunk = static_cast<int>((a.topk + splits - 1) / splits);
 
-  const size_t partials = static_cast<size_t>(tokens * splits * kHeads);
-  keep_pool_memory_mapped();
   void* scratch = nullptr;
-  if (cudaMallocAsync(&scratch, partials * (kDimV + 2) * sizeof(float), stream) != cudaSuccess) return 2;
-  a.part_o = static_cast<float*>(scratch);
-  a.part_m = a.part_o + partials * kDimV;
-  a.part_l = a.part_m + partials;
+  if (!allocate_partials(static_cast<size_t>(tokens * splits * kHeads), stream, a, scratch)) return 2;
 
   const size_t smem = shared_bytes(a.chunk);
   cudaFuncSetAttribute(dsa_split_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));

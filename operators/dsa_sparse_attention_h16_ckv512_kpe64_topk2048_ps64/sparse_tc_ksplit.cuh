@@ -13,6 +13,8 @@
 
 #include <cstdint>
 
+#include "sparse_split_common.cuh"
+
 #ifndef MIN_CHUNK
 #define MIN_CHUNK 32
 #endif
@@ -22,10 +24,8 @@
 
 namespace dsa_tc_ksplit {
 
-constexpr int kHeads = 16;
-constexpr int kDimV = 512;
-constexpr int kDimPe = 64;
-constexpr int kDimK = kDimV + kDimPe;  // 576
+using namespace dsa_sparse;  // NOLINT(google-build-using-namespace): the shapes, Args, the call's pieces
+
 constexpr int kWarps = 4;
 constexpr int kThreads = 32 * kWarps;
 constexpr int kTile = 32;                         // rows per tile: 4 n8 tiles in QK
@@ -41,7 +41,6 @@ constexpr int kNTiles = kDimsPerWarp / 8;     // 16
 constexpr int kCombineThreads = 256;
 constexpr int kCombineGroups = kCombineThreads / 32;  // 8 groups of 32 threads
 constexpr int kMaxSplits = 64;                        // <= kCombineThreads
-constexpr float kLog2e = 1.4426950408889634f;
 
 constexpr size_t kTileBytes = sizeof(__nv_bfloat16) * kTile * kStride;  // 37376
 constexpr size_t kQBytes = sizeof(__nv_bfloat16) * kHeads * kStride;    // 18688
@@ -53,20 +52,6 @@ static_assert(kTileBytes % 16 == 0 && kQBytes % 16 == 0 && kPBytes % 16 == 0 && 
 size_t shared_bytes(int chunk) {
   return 2 * kTileBytes + kQBytes + 2 * kPBytes + kSBytes + sizeof(int32_t) * chunk;
 }
-
-struct Args {
-  const __nv_bfloat16* q_nope;
-  const __nv_bfloat16* q_pe;
-  const __nv_bfloat16* ckv;
-  const __nv_bfloat16* kpe;
-  const int32_t* indices;
-  float* part_o;  // [tokens, splits, heads, kDimV], unnormalised
-  float* part_m;  // [tokens, splits, heads], running max (base 2)
-  float* part_l;  // [tokens, splits, heads], running sum
-  int64_t topk, rows;
-  int splits, chunk;
-  float scale2;  // sm_scale * log2(e)
-};
 
 __device__ __forceinline__ void ldsm_x4(uint32_t (&r)[4], const void* p) {
   const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -121,6 +106,24 @@ __device__ int compact_indices(const int32_t* list, int64_t begin, int64_t end, 
     __syncthreads();  // warp_counts is rewritten by the next round; out is read after
   }
   return total;
+}
+
+// A split block's start: the query [16 x 576] copied to shared memory (it lands with the first
+// tile's cp.async group) and the valid entries of its share of token t's list compacted into
+// `rows`; returns their count.
+__device__ __forceinline__ int stage_query_and_list(const Args& a, int64_t t, int split, __nv_bfloat16* qs,
+                                                    int32_t* rows, int* warp_counts) {
+  const int64_t begin = static_cast<int64_t>(split) * a.chunk;
+  const int64_t end = begin + a.chunk < a.topk ? begin + a.chunk : a.topk;
+  for (int e = threadIdx.x; e < kHeads * kVecPerRow; e += kThreads) {
+    const int h = e / kVecPerRow;
+    const int c = e % kVecPerRow;
+    const int64_t th = t * kHeads + h;
+    const __nv_bfloat16* src =
+        c < kDimV / 8 ? a.q_nope + th * kDimV + 8 * c : a.q_pe + th * kDimPe + 8 * (c - kDimV / 8);
+    copy_async16(qs + h * kStride + 8 * c, src);
+  }
+  return compact_indices(a.indices + t * a.topk, begin, end, a.rows, rows, warp_counts);
 }
 
 // Starts the copies of n (<= kTile) rows [ckv | kpe] into a tile buffer as one cp.async
@@ -268,19 +271,7 @@ __device__ __forceinline__ void split_block(Args a) {
 
   const int64_t t = blockIdx.x / a.splits;
   const int split = static_cast<int>(blockIdx.x % a.splits);
-  const int64_t begin = static_cast<int64_t>(split) * a.chunk;
-  const int64_t end = begin + a.chunk < a.topk ? begin + a.chunk : a.topk;
-
-  // Query [16 x 576] to shared memory; it lands with the first tile's cp.async group.
-  for (int e = threadIdx.x; e < kHeads * kVecPerRow; e += kThreads) {
-    const int h = e / kVecPerRow;
-    const int c = e % kVecPerRow;
-    const int64_t th = t * kHeads + h;
-    const __nv_bfloat16* src =
-        c < kDimV / 8 ? a.q_nope + th * kDimV + 8 * c : a.q_pe + th * kDimPe + 8 * (c - kDimV / 8);
-    copy_async16(qs + h * kStride + 8 * c, src);
-  }
-  const int n_valid = compact_indices(a.indices + t * a.topk, begin, end, a.rows, rows, warp_counts);
+  const int n_valid = stage_query_and_list(a, t, split, qs, rows, warp_counts);
   // PDL: the combine grid may launch once every split block got here; it still waits for this
   // grid's completion (griddepcontrol.wait) before it reads any partial.
   if constexpr (kPdl) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
@@ -442,17 +433,6 @@ __global__ void __launch_bounds__(kThreads, 2) dsa_tck_split_kernel(Args a) {
   split_block<kPdl, kClusterReduce, kHalfPartials>(a);
 }
 
-template <int kGroups, class Op>
-__device__ float combine_reduce(float v, float* scratch, Op op) {
-  for (int offset = 16; offset > 0; offset >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
-  if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = v;
-  __syncthreads();
-  float r = scratch[0];
-  for (int w = 1; w < kGroups; ++w) r = op(r, scratch[w]);
-  __syncthreads();
-  return r;
-}
-
 // One block per (token, head, quarter of the 512 dims): 8 groups of 32 threads take the
 // splits (group sg takes splits sg, sg+8, ...), each thread 4 dims with a float4 load per
 // split; then the 8 groups are summed through shared memory. Every global load (m, l, the
@@ -510,10 +490,10 @@ __device__ __forceinline__ void combine_splits(const float* part_o, const float*
 #pragma unroll
   for (int i = 0; i < kPerGroup; ++i) probe += po[i].x;
   const float m_in = probe == probe ? m_s : probe;
-  const float m = combine_reduce<kGroups>(m_in, scratch, [](float x, float y) { return fmaxf(x, y); });
+  const float m = combine_reduce<32 * kGroups>(m_in, scratch, [](float x, float y) { return fmaxf(x, y); });
   const float w = m_s == -INFINITY ? 0.f : exp2f(m_s - m);  // empty splits weigh 0, never NaN
   weight[s] = kHalfPartials ? w * l_s : w;                  // normalised partials weigh their sums back in
-  const float l = combine_reduce<kGroups>(w * l_s, scratch, [](float x, float y) { return x + y; });
+  const float l = combine_reduce<32 * kGroups>(w * l_s, scratch, [](float x, float y) { return x + y; });
   // weight[] is visible: combine_reduce synchronises the block.
   float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll

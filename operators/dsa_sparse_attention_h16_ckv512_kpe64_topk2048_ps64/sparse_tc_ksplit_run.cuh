@@ -10,21 +10,6 @@
 
 namespace dsa_tc_ksplit {
 
-// Keeps the stream-ordered pool's memory mapped so each call's cudaMallocAsync is a cheap
-// reuse (as the baseline does).
-void keep_pool_memory_mapped() {
-  static const bool done = [] {
-    int device = 0;
-    cudaMemPool_t pool;
-    if (cudaGetDevice(&device) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess) {
-      uint64_t keep = UINT64_MAX;
-      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
-    }
-    return true;
-  }();
-  (void)done;
-}
-
 // A launch of `grid` blocks of `block` threads with one launch attribute, which the caller's
 // `attribute` holds for as long as the configuration is used.
 inline cudaLaunchConfig_t one_attribute_config(unsigned grid, unsigned block, size_t smem,
@@ -109,27 +94,11 @@ inline cudaError_t launch_split_clusters(const Args& a, unsigned blocks, size_t 
   return cudaLaunchKernelEx(&config, dsa_tck_split_kernel<true, true>, a);
 }
 
-// The call's inputs as the split kernel reads them (partials and split plan not yet set); false
-// for head counts or widths this kernel does not serve.
-inline bool bind_args(const DLTensor* q_nope, const DLTensor* q_pe, const DLTensor* ckv_cache,
-                      const DLTensor* kpe_cache, const DLTensor* sparse_indices, float sm_scale, Args& a) {
-  if (q_nope->shape[1] != kHeads || q_nope->shape[2] != kDimV || q_pe->shape[2] != kDimPe) return false;
-  a.q_nope = static_cast<const __nv_bfloat16*>(q_nope->data);
-  a.q_pe = static_cast<const __nv_bfloat16*>(q_pe->data);
-  a.ckv = static_cast<const __nv_bfloat16*>(ckv_cache->data);
-  a.kpe = static_cast<const __nv_bfloat16*>(kpe_cache->data);
-  a.indices = static_cast<const int32_t*>(sparse_indices->data);
-  a.topk = sparse_indices->shape[1];
-  a.rows = ckv_cache->shape[0] * ckv_cache->shape[1];
-  a.scale2 = sm_scale * kLog2e;
-  return true;
-}
-
-// One wave of 2 blocks per SM, at least MIN_CHUNK list entries per split, chunks a multiple of
-// the tile so full lists make full tiles: sets a.splits and a.chunk.
-inline void plan_splits(int64_t tokens, Args& a) {
+// One wave of 2 blocks per SM, at least MIN_CHUNK list entries per split, at most `most` splits,
+// chunks a multiple of the tile so full lists make full tiles: sets a.splits and a.chunk.
+inline void plan_splits(int64_t tokens, int64_t most, Args& a) {
   int64_t max_splits = (a.topk + MIN_CHUNK - 1) / MIN_CHUNK;
-  if (max_splits > kMaxSplits) max_splits = kMaxSplits;
+  if (max_splits > most) max_splits = most;
   int64_t splits = (BLOCKS_TARGET + tokens - 1) / tokens;
   splits = splits < 1 ? 1 : (splits > max_splits ? max_splits : splits);
   int64_t chunk = (a.topk + splits - 1) / splits;
@@ -142,7 +111,7 @@ inline void plan_splits(int64_t tokens, Args& a) {
 // this kernel does not serve; 0: no tokens).
 inline bool plan_call(const DLTensor* q_nope, const DLTensor* q_pe, const DLTensor* ckv_cache,
                       const DLTensor* kpe_cache, const DLTensor* sparse_indices, float sm_scale, Args& a,
-                      int& result) {
+                      int& result, int64_t most_splits = kMaxSplits) {
   const int64_t tokens = q_nope->shape[0];
   result = 1;
   if (!bind_args(q_nope, q_pe, ckv_cache, kpe_cache, sparse_indices, sm_scale, a)) return false;
@@ -150,17 +119,7 @@ inline bool plan_call(const DLTensor* q_nope, const DLTensor* q_pe, const DLTens
   if (tokens == 0) return false;
   result = 1;
   if (a.topk <= 0) return false;
-  plan_splits(tokens, a);
-  return true;
-}
-
-// Scratch for `partials` fp32 partials (O, m, l) on the call's stream; false if refused.
-inline bool allocate_partials(size_t partials, cudaStream_t stream, Args& a, void*& scratch) {
-  keep_pool_memory_mapped();
-  if (cudaMallocAsync(&scratch, partials * (kDimV + 2) * sizeof(float), stream) != cudaSuccess) return false;
-  a.part_o = static_cast<float*>(scratch);
-  a.part_m = a.part_o + partials * kDimV;
-  a.part_l = a.part_m + partials;
+  plan_splits(tokens, most_splits, a);
   return true;
 }
 

@@ -46,19 +46,7 @@ __device__ __forceinline__ void split_blocks(const Args& a) {
 
   const int64_t t = blockIdx.x / a.splits;
   const int split = static_cast<int>(blockIdx.x % a.splits);
-  const int64_t begin = static_cast<int64_t>(split) * a.chunk;
-  const int64_t end = begin + a.chunk < a.topk ? begin + a.chunk : a.topk;
-
-  // Query [16 x 576] to shared memory; it lands with the first tile's cp.async group.
-  for (int e = threadIdx.x; e < kHeads * kVecPerRow; e += kThreads) {
-    const int h = e / kVecPerRow;
-    const int c = e % kVecPerRow;
-    const int64_t th = t * kHeads + h;
-    const __nv_bfloat16* src =
-        c < kDimV / 8 ? a.q_nope + th * kDimV + 8 * c : a.q_pe + th * kDimPe + 8 * (c - kDimV / 8);
-    copy_async16(qs + h * kStride + 8 * c, src);
-  }
-  const int n_valid = compact_indices(a.indices + t * a.topk, begin, end, a.rows, rows, warp_counts);
+  const int n_valid = stage_query_and_list(a, t, split, qs, rows, warp_counts);
   // The combine still waits for this grid's completion (griddepcontrol.wait) before any read.
   if constexpr (kPdl) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 
@@ -277,11 +265,11 @@ __device__ __forceinline__ void walk_combine(const float* part_o, const float* p
   const int s = threadIdx.x;
   const int64_t my = (t * splits + s) * kHeads + h;
   const float m_s = s < splits ? part_m[my] : -INFINITY;
-  const float m = combine_reduce<kCombineGroups>(m_s, scratch, [](float x, float y) { return fmaxf(x, y); });
+  const float m = combine_reduce<kCombineThreads>(m_s, scratch, [](float x, float y) { return fmaxf(x, y); });
   const float w = m_s == -INFINITY ? 0.f : exp2f(m_s - m);  // empty splits weigh 0, never NaN
   weight[s] = w;
-  const float l = combine_reduce<kCombineGroups>(s < splits ? w * part_l[my] : 0.f, scratch,
-                                                 [](float x, float y) { return x + y; });
+  const float l = combine_reduce<kCombineThreads>(s < splits ? w * part_l[my] : 0.f, scratch,
+                                                  [](float x, float y) { return x + y; });
   // weight[] is visible: combine_reduce synchronises the block.
   const int sg = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
@@ -327,39 +315,14 @@ int run_tc_split(SplitKernel split_kernel, CombineKernel combine_kernel, const D
                  const DLTensor* q_pe, const DLTensor* ckv_cache, const DLTensor* kpe_cache,
                  const DLTensor* sparse_indices, float sm_scale, DLTensor* output, DLTensor* lse,
                  kh_stream_t stream) {
-  if (q_nope->shape[1] != kHeads || q_nope->shape[2] != kDimV || q_pe->shape[2] != kDimPe) return 1;
   const int64_t tokens = q_nope->shape[0];
-  if (tokens == 0) return 0;
   Args a;
-  a.q_nope = static_cast<const __nv_bfloat16*>(q_nope->data);
-  a.q_pe = static_cast<const __nv_bfloat16*>(q_pe->data);
-  a.ckv = static_cast<const __nv_bfloat16*>(ckv_cache->data);
-  a.kpe = static_cast<const __nv_bfloat16*>(kpe_cache->data);
-  a.indices = static_cast<const int32_t*>(sparse_indices->data);
-  a.topk = sparse_indices->shape[1];
-  a.rows = ckv_cache->shape[0] * ckv_cache->shape[1];
-  a.scale2 = sm_scale * kLog2e;
-  if (a.topk <= 0) return 1;
-
-  // One wave of 2 blocks per SM, at least MIN_CHUNK list entries per split, chunks a
-  // multiple of the tile so full lists make full tiles.
-  int64_t max_splits = (a.topk + MIN_CHUNK - 1) / MIN_CHUNK;
-  if (max_splits > kMaxSplits) max_splits = kMaxSplits;
-  int64_t splits = (BLOCKS_TARGET + tokens - 1) / tokens;
-  splits = splits < 1 ? 1 : (splits > max_splits ? max_splits : splits);
-  int64_t chunk = (a.topk + splits - 1) / splits;
-  chunk = (chunk + kTile - 1) / kTile * kTile;
-  splits = (a.topk + chunk - 1) / chunk;
-  a.splits = static_cast<int>(splits);
-  a.chunk = static_cast<int>(chunk);
-
-  const size_t partials = static_cast<size_t>(tokens * splits * kHeads);
-  keep_pool_memory_mapped();
+  int result = 0;
+  if (!plan_call(q_nope, q_pe, ckv_cache, kpe_cache, sparse_indices, sm_scale, a, result, kMaxSplits))
+    return result;
+  const int64_t splits = a.splits;
   void* scratch = nullptr;
-  if (cudaMallocAsync(&scratch, partials * (kDimV + 2) * sizeof(float), stream) != cudaSuccess) return 2;
-  a.part_o = static_cast<float*>(scratch);
-  a.part_m = a.part_o + partials * kDimV;
-  a.part_l = a.part_m + partials;
+  if (!allocate_partials(static_cast<size_t>(tokens * splits * kHeads), stream, a, scratch)) return 2;
 
   const size_t smem = split_shared_bytes(a.chunk);
   cudaFuncSetAttribute(split_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
