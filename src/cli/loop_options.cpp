@@ -24,7 +24,7 @@ control::LoopTarget loop_target(const LoopOptions& a, const OperatorLibrary& ops
   EvalOptions& o = t.options;
   o.backend = backend;
   o.correctness_trials = a.trials.value_or(a.small ? 2 : 3);
-  o.protocol = protocol_from(a.protocol, op, a.small);
+  o.protocol = loop_protocol_from(a.protocol, op, a.small);
   o.time_reference = !a.no_reference_timing;
   return t;
 }

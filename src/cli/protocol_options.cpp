@@ -1,5 +1,7 @@
 #include "cli/protocol_options.h"
 
+#include <algorithm>
+
 namespace kh::cli {
 
 void add_protocol_options(CLI::App* cmd, ProtocolArgs& a, bool with_choice) {
@@ -44,6 +46,15 @@ TimingProtocol protocol_from(const ProtocolArgs& a, const OperatorEntry* op, boo
   p.stop.max_noise = a.max_noise.value_or(p.stop.max_noise);
   p.stop.min_time_s = a.min_time_s.value_or(p.stop.min_time_s);
   p.stop.timeout_s = a.timeout_s.value_or(p.stop.timeout_s);
+  return p;
+}
+
+TimingProtocol loop_protocol_from(const ProtocolArgs& a, const OperatorEntry* op, bool light) {
+  TimingProtocol p = protocol_from(a, op, light);
+  if (light) return p;
+  const TimingProtocol defaults;
+  if (!a.warmup) p.warmup = std::max(p.warmup, defaults.warmup);
+  if (!a.iterations) p.iterations = std::max(p.iterations, defaults.iterations);
   return p;
 }
 
