@@ -57,19 +57,22 @@ std::vector<TimedRun> controller_runs(const std::filesystem::path& dir) {
   return runs;
 }
 
-std::string optimize(const std::filesystem::path& operators, const std::filesystem::path& archive,
-                     const std::string& rest) {
-  return "optimize --definition rmsnorm_h128 --backend cpu --no-reference-timing --operators " +
-         quoted(operators.string()) + " --archive " + quoted(archive.string()) + " --from " + quoted(kSlow) +
-         " --rounds 1 --max-candidates 1 --seed 7 --robust-timeout 1 --trials 1 " + rest + " --json";
+// The controller runs of one loop over the lightly timed rmsnorm_h128, with `flags` added.
+std::vector<TimedRun> loop_runs(const test::TempDir& tmp, const std::string& flags) {
+  const auto operators = lightly_timed_operators(tmp.path() / "ops");
+  const auto archive = tmp.path() / "a";
+  const auto r = run(
+      "optimize --definition rmsnorm_h128 --backend cpu --no-reference-timing --operators " +
+          quoted(operators.string()) + " --archive " + quoted(archive.string()) + " --from " + quoted(kSlow) +
+          " --rounds 1 --max-candidates 1 --seed 7 --robust-timeout 1 --trials 1 " + flags + " --json",
+      Stderr::dropped);
+  EXPECT_EQ(r.status, 0) << r.out;
+  return r.status == 0 ? controller_runs(archive) : std::vector<TimedRun>{};
 }
 
 TEST(OptimizeTiming, AContestTimingLighterThanTheDefaultDoesNotLightenTheLoop) {
   test::TempDir tmp("optimize-timing");
-  const auto operators = lightly_timed_operators(tmp.path() / "ops");
-  const auto r = run(optimize(operators, tmp.path() / "a", ""), Stderr::dropped);
-  ASSERT_EQ(r.status, 0) << r.out;
-  const std::vector<TimedRun> runs = controller_runs(tmp.path() / "a");
+  const std::vector<TimedRun> runs = loop_runs(tmp, "");
   ASSERT_FALSE(runs.empty());
   int official = 0;
   for (const TimedRun& t : runs) {
@@ -83,10 +86,7 @@ TEST(OptimizeTiming, AContestTimingLighterThanTheDefaultDoesNotLightenTheLoop) {
 
 TEST(OptimizeTiming, FlagsStillSetTheLoopsTiming) {
   test::TempDir tmp("optimize-timing-flags");
-  const auto operators = lightly_timed_operators(tmp.path() / "ops");
-  const auto r = run(optimize(operators, tmp.path() / "a", "--warmup 2 --iterations 7"), Stderr::dropped);
-  ASSERT_EQ(r.status, 0) << r.out;
-  const std::vector<TimedRun> runs = controller_runs(tmp.path() / "a");
+  const std::vector<TimedRun> runs = loop_runs(tmp, "--warmup 2 --iterations 7");
   ASSERT_FALSE(runs.empty());
   for (const TimedRun& t : runs) {
     EXPECT_EQ(t.warmup, 2) << t.protocol;
@@ -99,10 +99,11 @@ TEST(OptimizeTiming, FlagsStillSetTheLoopsTiming) {
 TEST(OptimizeTiming, EvalKeepsTheContestTiming) {
   test::TempDir tmp("eval-contest-timing");
   const auto operators = lightly_timed_operators(tmp.path() / "ops");
-  const auto r = run("eval --definition rmsnorm_h128 --baseline --backend cpu --no-reference-timing --trials 1 "
-                     "--timing-trials 1 --operators " +
-                         quoted(operators.string()) + " --json",
-                     Stderr::dropped);
+  const auto r =
+      run("eval --definition rmsnorm_h128 --baseline --backend cpu --no-reference-timing --trials 1 "
+          "--timing-trials 1 --operators " +
+              quoted(operators.string()) + " --json",
+          Stderr::dropped);
   ASSERT_EQ(r.status, 0) << r.out;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   ASSERT_FALSE(j.at("traces").empty());
