@@ -82,13 +82,14 @@ std::optional<WorkloadEvaluation::Finding> WorkloadEvaluation::check_slots(
                        fmt::format("timed iteration {}: output '{}' changed after the timed run ended "
                                    "(hash {} then, {} when fetched)",
                                    s.slot.iteration, ctx_.definition.outputs.items.at(i).first,
-                                   s.slot.hashes.at(i), hash)};
+                                   s.slot.hashes.at(i), hash),
+                       std::nullopt};
       }
     }
     const int set = s.slot.input_set;
     if (std::optional<std::string> why = inputs_modified(s.reference->input_hashes_before, s.inputs_after,
                                                          fmt::format("timed input set {}", set)))
-      return Finding{EvalStatus::reward_hack, std::move(*why)};
+      return Finding{EvalStatus::reward_hack, std::move(*why), std::nullopt};
     const CheckVerdict v = run_checker(s.outputs, *s.reference, s.seed, threads);
     if (!v.passed) {
       return Finding{EvalStatus::reward_hack,

@@ -242,6 +242,22 @@ TEST_F(CpuEndToEnd, WorkOnAHiddenThreadIsCaught) {
   }
 }
 
+// The same hand-off to a process that shares the worker's memory (clone(CLONE_VM), not a
+// thread of the worker): its work after the call returned must be seen too.
+// The orphan variant: its parent exits at once, so only the worker's adopting its orphans
+// keeps the process where the probe looks.
+TEST_F(CpuEndToEnd, WorkInAProcessSharingTheWorkersMemoryIsCaught) {
+  for (const char* file : {"hidden_process.cpp", "hidden_orphan.cpp"}) {
+    for (const WorkloadResult& w : run(file).workloads) {
+      EXPECT_TRUE(w.status == EvalStatus::reward_hack || w.status == EvalStatus::incorrect_numerical)
+          << file << ": " << status_name(w.status) << ": " << w.log;
+      if (w.status == EvalStatus::reward_hack) {
+        EXPECT_NE(w.log.find("after the call returned"), std::string::npos) << file;
+      }
+    }
+  }
+}
+
 // A cache only pays when inputs repeat. Whatever these do, they must never pass with
 // the latency of a cache hit (the 2 ms they spend computing must show).
 TEST_F(CpuEndToEnd, PointerCacheGetsNoFakeSpeedup) {

@@ -23,7 +23,8 @@ bool LingeringWork::repeated() const {
 
 std::string LingeringWork::describe() const {
   return fmt::format(
-      "{:.2f} ms of CPU on other threads, {} thread(s) ended and {} started after the call returned "
+      "{:.2f} ms of CPU on other threads (the worker's or its child processes'), {} thread(s) ended and {} "
+      "started after the call returned "
       "(the worst of {} grace period(s) with work, of {})",
       cpu_ms, threads_ended, threads_started, periods_with_work, periods);
 }

@@ -18,8 +18,8 @@ namespace kh {
 // scheduler's or an idle pool's noise.
 inline constexpr double kLingeringCpuMs = 0.5;
 
-// Work other threads did in the grace periods after calls returned: the worst period,
-// and how many of them showed work.
+// Work other threads (the worker's, or those of processes it started) did in the grace
+// periods after calls returned: the worst period, and how many of them showed work.
 struct LingeringWork {
   double cpu_ms = 0;      // on-CPU time of other threads during the worst grace period
   int threads_ended = 0;  // threads alive at its start and gone at its end

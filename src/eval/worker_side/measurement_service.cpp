@@ -443,6 +443,7 @@ Message MeasurementService::timed_outputs(const Message& request) {
 
 int run_measurement_worker(const std::string& backend_name) {
   Channel channel = open_inherited_channel();
+  if (backend_name == "cpu") ThreadActivityProbe::adopt_orphans();
   std::unique_ptr<MeasurementService> service;
   std::string startup_error;
   try {

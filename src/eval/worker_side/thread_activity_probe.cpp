@@ -1,27 +1,84 @@
 #include "eval/worker_side/thread_activity_probe.h"
 
 #include <fmt/format.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <optional>
 #include <thread>
+#include <vector>
 
 namespace kh {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fork bomb must not make each probe read thousands of files: past this many processes the
+// walk stops (the ones it read still count).
+constexpr std::size_t kMaxDescendants = 256;
+
+std::optional<std::uint64_t> on_cpu_ns(const fs::path& task) {
+  std::ifstream in(task / "schedstat");
+  std::uint64_t ns = 0;
+  if (in >> ns) return ns;
+  return std::nullopt;
+}
+
+// A task that has exited but is not yet reaped (state Z or X after the name's closing paren)
+// has finished its work: it counts as gone, so that its exit shows as a task that ended.
+bool exited(const fs::path& task) {
+  std::ifstream in(task / "stat");
+  const std::string stat((std::istreambuf_iterator<char>(in)), {});
+  const std::size_t paren = stat.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= stat.size()) return true;
+  return stat[paren + 2] == 'Z' || stat[paren + 2] == 'X';
+}
+
+// The pids in every task's children file of one process (kernels without
+// CONFIG_PROC_CHILDREN have none: then only this process's threads are seen).
+void add_children(const fs::path& process, std::vector<std::string>& pids) {
+  std::error_code ec;
+  for (const auto& task : fs::directory_iterator(process / "task", ec)) {
+    std::ifstream in(task.path() / "children");
+    for (std::string pid; in >> pid;) pids.push_back(pid);
+  }
+}
+
+}  // namespace
 
 std::map<std::string, std::uint64_t> ThreadActivityProbe::other_threads() {
   const std::string self = std::to_string(static_cast<long>(syscall(SYS_gettid)));
   std::map<std::string, std::uint64_t> threads;
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+  for (const auto& entry : fs::directory_iterator("/proc/self/task", ec)) {
     const std::string tid = entry.path().filename().string();
     if (tid == self) continue;
-    std::ifstream in(entry.path() / "schedstat");
-    std::uint64_t on_cpu_ns = 0;
-    if (in >> on_cpu_ns) threads[tid] = on_cpu_ns;
+    if (const auto ns = on_cpu_ns(entry.path())) threads[tid] = *ns;
+  }
+  // Descendant processes: a clone that shares this process's memory without being one of
+  // its threads (CLONE_VM without CLONE_THREAD) writes its outputs as a thread would.
+  std::vector<std::string> pids;
+  add_children("/proc/self", pids);
+  for (std::size_t i = 0; i < pids.size() && i < kMaxDescendants; ++i) {
+    const fs::path process = fs::path("/proc") / pids[i];
+    for (const auto& task : fs::directory_iterator(process / "task", ec)) {
+      if (exited(task.path())) continue;
+      if (const auto ns = on_cpu_ns(task.path()))
+        threads[pids[i] + "/" + task.path().filename().string()] = *ns;
+    }
+    add_children(process, pids);
   }
   return threads;
+}
+
+void ThreadActivityProbe::adopt_orphans() {
+  // Best effort: without it a double-forked process leaves the tree the probe walks.
+  (void)::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
 ThreadActivityProbe ThreadActivityProbe::open() {
