@@ -248,7 +248,9 @@ TEST_F(CpuEndToEnd, WorkOnAHiddenThreadIsCaught) {
 // keeps the process where the probe looks.
 TEST_F(CpuEndToEnd, WorkInAProcessSharingTheWorkersMemoryIsCaught) {
   for (const char* file : {"hidden_process.cpp", "hidden_orphan.cpp"}) {
-    for (const WorkloadResult& w : run(file).workloads) {
+    const Solution s =
+        test::gallery_solution(kSolutions, file, "cpp", {"rmsnorm_common.h", "clone_handoff.h"});
+    for (const WorkloadResult& w : evaluate(s, options(file)).workloads) {
       EXPECT_TRUE(w.status == EvalStatus::reward_hack || w.status == EvalStatus::incorrect_numerical)
           << file << ": " << status_name(w.status) << ": " << w.log;
       if (w.status == EvalStatus::reward_hack) {
