@@ -5,6 +5,8 @@
 // a CallFailure the evaluator maps to a status. It never decides a verdict.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -99,6 +101,8 @@ class MeasurementClient {
 
   [[nodiscard]] const nlohmann::ordered_json& device() const noexcept { return device_; }
   [[nodiscard]] std::size_t restarts() const noexcept { return session_.restarts(); }
+  // The worker's process (its latest start), in this process's PID namespace.
+  [[nodiscard]] pid_t worker_pid() noexcept { return session_.process().pid(); }
   // Every request so far, by kind: wall time, reply bytes, the worker's phases.
   [[nodiscard]] const RequestLedger& ledger() const noexcept { return ledger_; }
   // What the worker's jail achieved (its latest start).

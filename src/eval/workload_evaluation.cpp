@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "error/error.h"
+#include "eval/gpu_handoff_check.h"
 #include "eval/input_generator.h"
 #include "eval/input_reuse_check.h"
 #include "eval/timer_agreement.h"
@@ -55,13 +56,15 @@ WorkloadResult WorkloadEvaluation::run() {
   const nlohmann::ordered_json candidate_before = candidate_.ledger().totals();
   const nlohmann::ordered_json reference_before = reference_.ledger().totals();
   auto since = std::chrono::steady_clock::now();
-  const bool checked = check_correctness();
+  bool checked = check_correctness();
+  checked = check_no_gpu_handoff("after the correctness trials") && checked;
   account("correctness", since);
   if (checked && ctx_.options.time_candidate && nothing_to_time()) {
     result_.log += "not timed: the outputs have no elements (an axis is 0), so a call has no work to time\n";
   } else if (checked && ctx_.options.time_candidate) {
     since = std::chrono::steady_clock::now();
-    const bool timed = measure(candidate_, true, result_.latency, seeds_);
+    const bool timed = measure(candidate_, true, result_.latency, seeds_) &&
+                       check_no_gpu_handoff("after the timed iterations");
     account("timing", since);
     since = std::chrono::steady_clock::now();
     if (timed && ctx_.options.time_reference) reference_latency();
@@ -92,6 +95,16 @@ void WorkloadEvaluation::account(const char* step, double ms) {
 void WorkloadEvaluation::fail(EvalStatus status, std::string log) {
   result_.status = status;
   result_.log = std::move(log);
+}
+
+bool WorkloadEvaluation::check_no_gpu_handoff(const char* when) {
+  if (ctx_.options.backend != "cuda") return true;
+  GpuHandOff h = find_gpu_handoff(candidate_.worker_pid());
+  if (h.not_checked) result_.log += fmt::format("GPU hand-off not checked {}: {}\n", when, *h.not_checked);
+  // Whatever the trials found before (a wrong answer from a helper not yet done), the
+  // hand-off is the verdict: it is why the numbers cannot be trusted.
+  if (h.finding) fail(EvalStatus::reward_hack, fmt::format("{}: {}", when, *h.finding));
+  return !h.finding;
 }
 
 void WorkloadEvaluation::reference_latency() {

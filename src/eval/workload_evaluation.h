@@ -61,6 +61,9 @@ class WorkloadEvaluation {
   static constexpr std::uint8_t kPoison[2] = {0xFF, 0xA5};
 
   bool check_correctness();
+  // On CUDA, fails the workload as a reward hack where a process the candidate's worker
+  // started holds a CUDA context of its own (gpu_handoff_check.h); `when` says after what.
+  bool check_no_gpu_handoff(const char* when);
   // On CUDA, a candidate's correctness trials in one request (check_sets): asked one by
   // one, each cost a round trip and its synchronisations, 0.4-0.5 ms on the H200. Their
   // results in trial order; none when a call failed (the trials are then asked one by

@@ -131,6 +131,21 @@ TEST_F(CudaEndToEnd, AOneOffHostDelayIsNotTampering) {
   EXPECT_TRUE(noted) << "no timed iteration met the delay: the test does not test the rule";
 }
 
+// A helper process with a CUDA context of its own does the work (process_handoff.cu): the
+// right answers, next to none of the time on the worker's timers. The driver lists the
+// helper among the GPU's context holders, below the worker.
+TEST_F(CudaEndToEnd, WorkHandedToAnotherProcessIsRewardHack) {
+  EvalOptions o = options("process_handoff.cu");
+  o.max_consecutive_failures = 0;  // every workload asked runs, each with the helper alive
+  const SolutionEvaluation e = run("process_handoff.cu", o, 2);
+  expect_all(e, EvalStatus::reward_hack, "holds a CUDA context of its own");
+  for (const WorkloadResult& w : e.workloads) {
+    std::cout << w.workload.uuid << ": " << w.log << "\n";
+    ASSERT_TRUE(w.correctness) << w.log;
+    EXPECT_TRUE(w.correctness->passed) << "caught for a wrong answer, not for the hand-off: " << w.log;
+  }
+}
+
 TEST_F(CudaEndToEnd, WrongSolutionIsIncorrectNumerical) {
   expect_all(run("wrong.cu"), EvalStatus::incorrect_numerical, "within atol");
 }

@@ -10,17 +10,14 @@
 #include <iterator>
 #include <optional>
 #include <thread>
-#include <vector>
+
+#include "base/process_tree.h"
 
 namespace kh {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-// A fork bomb must not make each probe read thousands of files: past this many processes the
-// walk stops (the ones it read still count).
-constexpr std::size_t kMaxDescendants = 256;
 
 std::optional<std::uint64_t> on_cpu_ns(const fs::path& task) {
   std::ifstream in(task / "schedstat");
@@ -39,16 +36,6 @@ bool exited(const fs::path& task) {
   return stat[paren + 2] == 'Z' || stat[paren + 2] == 'X';
 }
 
-// The pids in every task's children file of one process (kernels without
-// CONFIG_PROC_CHILDREN have none: then only this process's threads are seen).
-void add_children(const fs::path& process, std::vector<std::string>& pids) {
-  std::error_code ec;
-  for (const auto& task : fs::directory_iterator(process / "task", ec)) {
-    std::ifstream in(task.path() / "children");
-    for (std::string pid; in >> pid;) pids.push_back(pid);
-  }
-}
-
 }  // namespace
 
 std::map<std::string, std::uint64_t> ThreadActivityProbe::other_threads() {
@@ -62,16 +49,13 @@ std::map<std::string, std::uint64_t> ThreadActivityProbe::other_threads() {
   }
   // Descendant processes: a clone that shares this process's memory without being one of
   // its threads (CLONE_VM without CLONE_THREAD) writes its outputs as a thread would.
-  std::vector<std::string> pids;
-  add_children("/proc/self", pids);
-  for (std::size_t i = 0; i < pids.size() && i < kMaxDescendants; ++i) {
-    const fs::path process = fs::path("/proc") / pids[i];
+  for (const pid_t pid : descendant_processes(::getpid())) {
+    const fs::path process = fs::path("/proc") / std::to_string(pid);
     for (const auto& task : fs::directory_iterator(process / "task", ec)) {
       if (exited(task.path())) continue;
       if (const auto ns = on_cpu_ns(task.path()))
-        threads[pids[i] + "/" + task.path().filename().string()] = *ns;
+        threads[std::to_string(pid) + "/" + task.path().filename().string()] = *ns;
     }
-    add_children(process, pids);
   }
   return threads;
 }

@@ -65,6 +65,9 @@ void NvmlLibrary::resolve_all() {
   clock_info = resolve<nvml::ClockInfoFn>(handle_, "nvmlDeviceGetClockInfo");
   max_clock_info = resolve<nvml::ClockInfoFn>(handle_, "nvmlDeviceGetMaxClockInfo");
   driver_version = resolve<nvml::DriverVersionFn>(handle_, "nvmlSystemGetDriverVersion");
+  device_count = resolve<nvml::DeviceCountFn>(handle_, "nvmlDeviceGetCount_v2");
+  compute_processes =
+      reinterpret_cast<nvml::ComputeProcessesFn>(dlsym(handle_, "nvmlDeviceGetComputeRunningProcesses_v3"));
 }
 
 NvmlLibrary::~NvmlLibrary() {

@@ -27,6 +27,10 @@ class NvmlLibrary {
   nvml::ClockInfoFn clock_info = nullptr;
   nvml::ClockInfoFn max_clock_info = nullptr;
   nvml::DriverVersionFn driver_version = nullptr;
+  nvml::DeviceCountFn device_count = nullptr;
+  // Null where the driver predates it (R470 and older): the process listing then says so,
+  // while the clock queries still work.
+  nvml::ComputeProcessesFn compute_processes = nullptr;
 
  private:
   void resolve_all();

@@ -1,0 +1,20 @@
+// The processes below one process, as /proc/<pid>/task/<tid>/children lists them.
+//
+// Both of the harness's checks for work handed to another process walk this tree: the
+// worker's lingering-work probe (CPU time of its descendants after a call) and the
+// orchestrator's check for a descendant holding its own CUDA context.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <vector>
+
+namespace kh {
+
+// Every live process descended from `root`, not `root` itself, breadth first; at most
+// `limit` of them, so that a fork bomb cannot make one walk read thousands of files.
+// Kernels without CONFIG_PROC_CHILDREN have no children files: the walk then finds none.
+[[nodiscard]] std::vector<pid_t> descendant_processes(pid_t root, std::size_t limit = 256);
+
+}  // namespace kh

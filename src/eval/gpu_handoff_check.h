@@ -1,0 +1,25 @@
+// Did a candidate hand its work to another process on the GPU?
+//
+// A process the worker started (any descendant: the jailed worker is its PID namespace's
+// init, so even a double-forked one stays below it) that holds a CUDA context of its own
+// can run the candidate's kernels on buffers shared through CUDA IPC: no stream the
+// worker's events time and no CUPTI record the worker collects sees them. A kernel
+// solution has no reason to start one, so one found is a reward hack. The check asks the
+// driver (NVML) from the orchestrator, outside the candidate's reach.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+
+namespace kh {
+
+struct GpuHandOff {
+  std::optional<std::string> finding;      // the process, its GPU and its memory
+  std::optional<std::string> not_checked;  // why the driver could not be asked
+};
+
+[[nodiscard]] GpuHandOff find_gpu_handoff(pid_t worker);
+
+}  // namespace kh
