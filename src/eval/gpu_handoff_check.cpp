@@ -8,7 +8,6 @@
 
 #include "base/process_tree.h"
 #include "error/error.h"
-#include "timing/gpu_context_holders.h"
 
 namespace kh {
 
@@ -24,14 +23,17 @@ std::string command_name(pid_t pid) {
 }  // namespace
 
 GpuHandOff find_gpu_handoff(pid_t worker) {
-  GpuHandOff out;
-  std::vector<GpuContextHolder> holders;
   try {
-    holders = gpu_context_holders();
+    return find_gpu_handoff(worker, gpu_context_holders());
   } catch (const Error& e) {
+    GpuHandOff out;
     out.not_checked = e.what();
     return out;
   }
+}
+
+GpuHandOff find_gpu_handoff(pid_t worker, const std::vector<GpuContextHolder>& holders) {
+  GpuHandOff out;
   if (holders.empty()) return out;
   const std::vector<pid_t> below = descendant_processes(worker);
   for (const GpuContextHolder& h : holders) {

@@ -12,6 +12,9 @@
 
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "timing/gpu_context_holders.h"
 
 namespace kh {
 
@@ -20,6 +23,9 @@ struct GpuHandOff {
   std::optional<std::string> not_checked;  // why the driver could not be asked
 };
 
+// Asks the driver for the GPUs' context holders, then judges them as below.
 [[nodiscard]] GpuHandOff find_gpu_handoff(pid_t worker);
+// The first of `holders` that is a descendant of `worker`, as a finding.
+[[nodiscard]] GpuHandOff find_gpu_handoff(pid_t worker, const std::vector<GpuContextHolder>& holders);
 
 }  // namespace kh

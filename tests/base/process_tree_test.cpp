@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
+#include <vector>
+
+#include "support/paused_child.h"
 
 namespace kh {
 namespace {
@@ -52,13 +54,8 @@ struct Family {
   }
 };
 
-bool children_files_exist() {
-  return std::filesystem::exists(std::filesystem::path("/proc/self/task") / std::to_string(::getpid()) /
-                                 "children");
-}
-
 TEST(ProcessTree, FindsChildrenAndGrandchildrenButNotTheRoot) {
-  if (!children_files_exist()) GTEST_SKIP() << "this kernel has no /proc/<pid>/task/<tid>/children";
+  if (!test::proc_lists_children()) GTEST_SKIP() << "this kernel has no /proc/<pid>/task/<tid>/children";
   const Family family(2);
   ASSERT_EQ(family.grandchildren.size(), 2u);
   const std::vector<pid_t> below = descendant_processes(::getpid());
@@ -71,7 +68,7 @@ TEST(ProcessTree, FindsChildrenAndGrandchildrenButNotTheRoot) {
 }
 
 TEST(ProcessTree, StopsAtItsLimit) {
-  if (!children_files_exist()) GTEST_SKIP() << "this kernel has no /proc/<pid>/task/<tid>/children";
+  if (!test::proc_lists_children()) GTEST_SKIP() << "this kernel has no /proc/<pid>/task/<tid>/children";
   const Family family(5);
   ASSERT_EQ(family.grandchildren.size(), 5u);
   EXPECT_EQ(descendant_processes(::getpid(), 3).size(), 3u);
