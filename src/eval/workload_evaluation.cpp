@@ -11,7 +11,6 @@
 #include <utility>
 
 #include "error/error.h"
-#include "eval/gpu_handoff_check.h"
 #include "eval/input_generator.h"
 #include "eval/input_reuse_check.h"
 #include "eval/timer_agreement.h"
@@ -95,16 +94,6 @@ void WorkloadEvaluation::account(const char* step, double ms) {
 void WorkloadEvaluation::fail(EvalStatus status, std::string log) {
   result_.status = status;
   result_.log = std::move(log);
-}
-
-bool WorkloadEvaluation::check_no_gpu_handoff(const char* when) {
-  if (ctx_.options.backend != "cuda") return true;
-  GpuHandOff h = find_gpu_handoff(candidate_.worker_pid());
-  if (h.not_checked) result_.log += fmt::format("GPU hand-off not checked {}: {}\n", when, *h.not_checked);
-  // Whatever the trials found before (a wrong answer from a helper not yet done), the
-  // hand-off is the verdict: it is why the numbers cannot be trusted.
-  if (h.finding) fail(EvalStatus::reward_hack, fmt::format("{}: {}", when, *h.finding));
-  return !h.finding;
 }
 
 void WorkloadEvaluation::reference_latency() {
@@ -454,63 +443,6 @@ int WorkloadEvaluation::output_slots() const {
   return static_cast<int>(
       std::clamp<std::size_t>(budget / 4 / out_bytes, static_cast<std::size_t>(o.recheck),
                               std::max<std::size_t>(iterations, static_cast<std::size_t>(o.recheck))));
-}
-
-bool WorkloadEvaluation::verify_timed_run(const TimeResult& r, const TrialPlan& trial,
-                                          PendingRechecks& rechecks) {
-  const std::size_t invalid =
-      std::count_if(r.samples.begin(), r.samples.end(), [](const TimedSample& s) { return !s.valid; });
-  if (invalid > 0) {
-    fail(EvalStatus::reward_hack,
-         fmt::format("{} of {} timed iterations showed no device activity in their window "
-                     "(work hidden from the timer, or done on the host)",
-                     invalid, r.samples.size()));
-    return false;
-  }
-  if (r.stray > 0) {
-    fail(EvalStatus::reward_hack,
-         fmt::format("{} device activities ran outside every timed window (work launched "
-                     "after the call returned, out of the timer's sight)",
-                     r.stray));
-    return false;
-  }
-  if (r.lingering.repeated()) {
-    fail(EvalStatus::reward_hack,
-         "timed iterations: work continued after the call returned: " + r.lingering.describe());
-    return false;
-  }
-  const BlindIterations blind = count_blind(r.samples, ctx_.interpreted);
-  if (blind_iterations_hide_work(blind.count, r.samples.size())) {
-    fail(EvalStatus::reward_hack,
-         fmt::format("CUDA events measured more than CUPTI saw in {} of {} iterations (up to {:.3f} ms "
-                     "against {:.3f} ms): CUPTI records are missing (timer tampering?)",
-                     blind.count, r.samples.size(), blind.event_ms, blind.cupti_ms));
-    return false;
-  }
-  if (blind.count > 0)
-    result_.log += fmt::format(
-        "timed: CUDA events measured {:.3f} ms where CUPTI saw {:.3f} ms in {} of {} iterations (a host "
-        "delay before the first launch looks so); those iterations are left out of the latency\n",
-        blind.event_ms, blind.cupti_ms, blind.count, r.samples.size());
-  double total_ms = 0;
-  for (const TimedSample& s : r.samples) total_ms += s.ms;
-  if (total_ms > r.wall_ms * 1.05 + 1.0) {
-    fail(EvalStatus::reward_hack,
-         fmt::format("reported device time {:.3f} ms exceeds the {:.3f} ms the request "
-                     "took on the wall clock (forged samples)",
-                     total_ms, r.wall_ms));
-    return false;
-  }
-  for (std::size_t s = 0; s < r.input_hashes_after.size(); ++s) {
-    const auto& before =
-        s < r.input_hashes_before.size() ? r.input_hashes_before[s] : std::vector<std::string>{};
-    if (!verify_inputs_untouched(before, r.input_hashes_after[s], fmt::format("timed input set {}", s)))
-      return false;
-  }
-  std::optional<std::vector<SlotRecheck>> slots = fetch_rechecks(r, trial);
-  if (!slots) return false;
-  start_rechecks(std::move(*slots), rechecks);
-  return checks_beside_the_loop() || settle(rechecks);
 }
 
 bool WorkloadEvaluation::measure(MeasurementClient& who, bool is_candidate,

@@ -1,8 +1,9 @@
 // What a timing request brings back over the channel, defined once for both sides:
 // the worker's timed loop fills it (eval/worker_side/timed_loop.h), the payload codec
 // carries it (eval/wire/worker_payload.h), and the orchestrator judges it
-// (eval/workload_evaluation.cpp). The raw samples, the output slots kept for re-checks, the
-// host time per phase and, on the CPU backend, the work other threads did after a call.
+// (eval/reward_hack_rules.cpp, eval/workload_evaluation.cpp). The raw samples, the output
+// slots kept for re-checks, the host time per phase and, on the CPU backend, the work
+// other threads did after a call.
 #pragma once
 
 #include <cstddef>

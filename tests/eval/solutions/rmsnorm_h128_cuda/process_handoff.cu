@@ -33,26 +33,14 @@ struct Request {
 
 __global__ void empty_kernel() {}
 
+// Whole messages over the stream socket pair: send blocks until all is queued, and
+// MSG_WAITALL until all has come (or the other end is gone).
 bool write_all(int fd, const void* data, std::size_t n) {
-  const char* p = static_cast<const char*>(data);
-  while (n > 0) {
-    const ssize_t k = ::write(fd, p, n);
-    if (k <= 0) return false;
-    p += k;
-    n -= static_cast<std::size_t>(k);
-  }
-  return true;
+  return ::send(fd, data, n, MSG_NOSIGNAL) == static_cast<ssize_t>(n);
 }
 
 bool read_all(int fd, void* data, std::size_t n) {
-  char* p = static_cast<char*>(data);
-  while (n > 0) {
-    const ssize_t k = ::read(fd, p, n);
-    if (k <= 0) return false;
-    p += k;
-    n -= static_cast<std::size_t>(k);
-  }
-  return true;
+  return ::recv(fd, data, n, MSG_WAITALL) == static_cast<ssize_t>(n);
 }
 
 // --- the helper's side -----------------------------------------------------------------
