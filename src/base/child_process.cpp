@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <thread>
 #include <utility>
 
@@ -15,10 +16,20 @@
 #include "base/jail/jail_plan.h"
 #include "base/os_error.h"
 #include "base/process_group_registry.h"
+#include "base/process_tree.h"
 #include "error/error.h"
 
 namespace kh {
 namespace {
+
+// In its own PID namespace the jail's init forks the program before spawn() returns (the
+// exec reported back is the program's), so the init's one child then is the program.
+pid_t program_of(pid_t pid, const Isolation& isolation) {
+  const auto& ns = isolation.namespaces;
+  if (std::find(ns.begin(), ns.end(), "pid") == ns.end()) return pid;
+  const std::vector<pid_t> children = child_processes(pid);
+  return children.size() == 1 ? children.front() : pid;
+}
 
 void kill_group(pid_t pid) {
   if (::kill(-pid, SIGKILL) != 0 && errno != ESRCH) throw os_error(fmt::format("kill(-{}, SIGKILL)", pid));
@@ -60,7 +71,9 @@ std::optional<int> reported_status(int fd) {
 ChildProcess ChildProcess::spawn(const ProcessSpec& spec) {
   auto started = [&](detail::StartAttempt attempt, Isolation isolation) -> std::optional<ChildProcess> {
     if (!attempt.child) return std::nullopt;
-    return ChildProcess(attempt.child->pid, std::move(attempt.child->status), std::move(isolation));
+    const pid_t pid = attempt.child->pid;
+    const pid_t program = program_of(pid, isolation);
+    return ChildProcess(pid, program, std::move(attempt.child->status), std::move(isolation));
   };
   if (!spec.jail) {
     Isolation none;
@@ -97,11 +110,15 @@ ChildProcess ChildProcess::spawn(const ProcessSpec& spec) {
                           fmt::join(notes, "; ")));
 }
 
-ChildProcess::ChildProcess(pid_t pid, UniqueFd status, Isolation isolation)
-    : pid_(pid), jail_status_(std::move(status)), isolation_(std::move(isolation)) {}
+ChildProcess::ChildProcess(pid_t pid, pid_t program_pid, UniqueFd status, Isolation isolation)
+    : pid_(pid),
+      program_pid_(program_pid),
+      jail_status_(std::move(status)),
+      isolation_(std::move(isolation)) {}
 
 ChildProcess::ChildProcess(ChildProcess&& other) noexcept
     : pid_(std::exchange(other.pid_, -1)),
+      program_pid_(std::exchange(other.program_pid_, -1)),
       jail_status_(std::move(other.jail_status_)),
       isolation_(std::move(other.isolation_)),
       status_(other.status_) {}
@@ -110,6 +127,7 @@ ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
   if (this != &other) {
     release();
     pid_ = std::exchange(other.pid_, -1);
+    program_pid_ = std::exchange(other.program_pid_, -1);
     jail_status_ = std::move(other.jail_status_);
     isolation_ = std::move(other.isolation_);
     status_ = other.status_;

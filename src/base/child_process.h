@@ -36,6 +36,10 @@ class ChildProcess {
   // The child's pid. In a jail, that of the jail's init (PID 1 inside): killing it ends
   // every process in the jail.
   [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+  // The process that runs the program: pid() itself, or in a jail with its own PID
+  // namespace the init's one child, as it was when spawn() returned (before the program
+  // could start any process of its own). Both in this process's PID namespace.
+  [[nodiscard]] pid_t program_pid() const noexcept { return program_pid_; }
   [[nodiscard]] const Isolation& isolation() const noexcept { return isolation_; }
 
   // SIGKILL to the whole process group (never SIGTERM: a candidate may ignore it),
@@ -53,13 +57,14 @@ class ChildProcess {
   [[nodiscard]] const std::optional<ExitStatus>& exit_status() const noexcept { return status_; }
 
  private:
-  ChildProcess(pid_t pid, UniqueFd status, Isolation isolation);
+  ChildProcess(pid_t pid, pid_t program_pid, UniqueFd status, Isolation isolation);
   // Kill the group while the leader is an unreaped zombie (its pid cannot be reused
   // yet), then reap. In a jail, the status is the worker's, as its init reported it.
   ExitStatus reap_exited();
   void release() noexcept;
 
   pid_t pid_ = -1;
+  pid_t program_pid_ = -1;
   UniqueFd jail_status_;
   Isolation isolation_;
   std::optional<ExitStatus> status_;

@@ -21,6 +21,12 @@ void add_children(pid_t process, std::vector<pid_t>& pids) {
 
 }  // namespace
 
+std::vector<pid_t> child_processes(pid_t parent) {
+  std::vector<pid_t> pids;
+  add_children(parent, pids);
+  return pids;
+}
+
 std::vector<pid_t> descendant_processes(pid_t root, std::size_t limit) {
   std::vector<pid_t> pids;
   add_children(root, pids);

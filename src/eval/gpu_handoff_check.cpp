@@ -22,7 +22,7 @@ std::string command_name(pid_t pid) {
 
 }  // namespace
 
-GpuHandOff find_gpu_handoff(pid_t worker) {
+GpuHandOff find_gpu_handoff(const SpawnedProcess& worker) {
   try {
     return find_gpu_handoff(worker, gpu_context_holders());
   } catch (const Error& e) {
@@ -32,12 +32,12 @@ GpuHandOff find_gpu_handoff(pid_t worker) {
   }
 }
 
-GpuHandOff find_gpu_handoff(pid_t worker, const std::vector<GpuContextHolder>& holders) {
+GpuHandOff find_gpu_handoff(const SpawnedProcess& worker, const std::vector<GpuContextHolder>& holders) {
   GpuHandOff out;
   if (holders.empty()) return out;
-  const std::vector<pid_t> below = descendant_processes(worker);
+  const std::vector<pid_t> below = descendant_processes(worker.root);
   for (const GpuContextHolder& h : holders) {
-    if (std::find(below.begin(), below.end(), h.pid) == below.end()) continue;
+    if (h.pid == worker.program || std::find(below.begin(), below.end(), h.pid) == below.end()) continue;
     out.finding = fmt::format(
         "process {} ({}), started by the candidate's worker, holds a CUDA context of its own on GPU {} "
         "({:.0f} MiB): work it runs is outside every timer of the worker",

@@ -1,7 +1,8 @@
 // Did a candidate hand its work to another process on the GPU?
 //
-// A process the worker started (any descendant: the jailed worker is its PID namespace's
-// init, so even a double-forked one stays below it) that holds a CUDA context of its own
+// A process the worker started (any descendant of the process kharness started: in a jail
+// that is the PID namespace's init, so even a double-forked one stays below it; the worker's
+// program itself, the init's first child, excepted) that holds a CUDA context of its own
 // can run the candidate's kernels on buffers shared through CUDA IPC: no stream the
 // worker's events time and no CUPTI record the worker collects sees them. A kernel
 // solution has no reason to start one, so one found is a reward hack. The check asks the
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "base/process_tree.h"
 #include "timing/gpu_context_holders.h"
 
 namespace kh {
@@ -24,8 +26,10 @@ struct GpuHandOff {
 };
 
 // Asks the driver for the GPUs' context holders, then judges them as below.
-[[nodiscard]] GpuHandOff find_gpu_handoff(pid_t worker);
-// The first of `holders` that is a descendant of `worker`, as a finding.
-[[nodiscard]] GpuHandOff find_gpu_handoff(pid_t worker, const std::vector<GpuContextHolder>& holders);
+[[nodiscard]] GpuHandOff find_gpu_handoff(const SpawnedProcess& worker);
+// The first of `holders` that is a descendant of `worker.root` other than `worker.program`,
+// as a finding.
+[[nodiscard]] GpuHandOff find_gpu_handoff(const SpawnedProcess& worker,
+                                          const std::vector<GpuContextHolder>& holders);
 
 }  // namespace kh

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/process_tree.h"
 #include "device/device_peaks.h"
 #include "error/error.h"
 #include "eval/request_ledger.h"
@@ -101,8 +102,11 @@ class MeasurementClient {
 
   [[nodiscard]] const nlohmann::ordered_json& device() const noexcept { return device_; }
   [[nodiscard]] std::size_t restarts() const noexcept { return session_.restarts(); }
-  // The worker's process (its latest start), in this process's PID namespace.
-  [[nodiscard]] pid_t worker_pid() noexcept { return session_.process().pid(); }
+  // The worker's processes (its latest start), in this process's PID namespace: the one
+  // started (in a jail, its init) and the one running the worker's program.
+  [[nodiscard]] SpawnedProcess worker_processes() noexcept {
+    return {session_.process().pid(), session_.process().program_pid()};
+  }
   // Every request so far, by kind: wall time, reply bytes, the worker's phases.
   [[nodiscard]] const RequestLedger& ledger() const noexcept { return ledger_; }
   // What the worker's jail achieved (its latest start).

@@ -17,11 +17,12 @@ namespace kh {
 
 bool WorkloadEvaluation::check_no_gpu_handoff(const char* when) {
   if (ctx_.options.backend != "cuda") return true;
-  GpuHandOff h = find_gpu_handoff(candidate_.worker_pid());
+  GpuHandOff h = find_gpu_handoff(candidate_.worker_processes());
   if (h.not_checked) result_.log += fmt::format("GPU hand-off not checked {}: {}\n", when, *h.not_checked);
   // Whatever the trials found before (a wrong answer from a helper not yet done), the
   // hand-off is the verdict: it is why the numbers cannot be trusted.
-  if (h.finding) fail(EvalStatus::reward_hack, fmt::format("{}: {}", when, *h.finding));
+  // The earlier log stays below the finding: what the trials saw while the helper ran.
+  if (h.finding) fail(EvalStatus::reward_hack, fmt::format("{}: {}\n{}", when, *h.finding, result_.log));
   return !h.finding;
 }
 

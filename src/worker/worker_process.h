@@ -40,6 +40,8 @@ class WorkerProcess {
 
   [[nodiscard]] Channel& channel() { return *channel_; }
   [[nodiscard]] pid_t pid() const noexcept { return process_.pid(); }
+  // The process running the worker's program: pid(), or in a PID namespace its init's child.
+  [[nodiscard]] pid_t program_pid() const noexcept { return process_.program_pid(); }
   [[nodiscard]] const Isolation& isolation() const noexcept { return process_.isolation(); }
   [[nodiscard]] const std::filesystem::path& work_dir() const noexcept { return work_dir_; }
   [[nodiscard]] std::filesystem::path stdout_path() const { return work_dir_ / "stdout.log"; }

@@ -1,5 +1,5 @@
 // descendant_processes: children and grandchildren are found, the caller is not, and the
-// walk stops at its limit.
+// walk stops at its limit; child_processes: the children alone.
 #include "base/process_tree.h"
 
 #include <gtest/gtest.h>
@@ -65,6 +65,9 @@ TEST(ProcessTree, FindsChildrenAndGrandchildrenButNotTheRoot) {
   const std::vector<pid_t> below_child = descendant_processes(family.child);
   EXPECT_EQ(below_child.size(), 2u);
   EXPECT_FALSE(contains(below_child, family.child));
+  const std::vector<pid_t> children = child_processes(::getpid());
+  EXPECT_TRUE(contains(children, family.child));
+  for (const pid_t g : family.grandchildren) EXPECT_FALSE(contains(children, g)) << g;
 }
 
 TEST(ProcessTree, StopsAtItsLimit) {

@@ -142,7 +142,9 @@ TEST_F(CudaEndToEnd, WorkHandedToAnotherProcessIsRewardHack) {
   for (const WorkloadResult& w : e.workloads) {
     std::cout << w.workload.uuid << ": " << w.log << "\n";
     ASSERT_TRUE(w.correctness) << w.log;
-    EXPECT_TRUE(w.correctness->passed) << "caught for a wrong answer, not for the hand-off: " << w.log;
+    EXPECT_TRUE(w.correctness->passed)
+        << "caught for a wrong answer, not for the hand-off: " << w.correctness->reason << "\n"
+        << w.log;
   }
 }
 

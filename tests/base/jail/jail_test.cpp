@@ -12,8 +12,10 @@
 #include <string>
 #include <thread>
 
+#include "base/child_process.h"
 #include "base/jail/isolation_probe.h"
 #include "base/process_runner.h"
+#include "base/process_tree.h"
 #include "error/error.h"
 #include "support/temp_dir.h"
 
@@ -190,6 +192,34 @@ TEST(Jail, NoCapabilitiesAtAnyLevel) {
               "CapInh:\t0000000000000000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\n"
               "CapBnd:\t0000000000000000\nCapAmb:\t0000000000000000\n")
         << run.isolation.summary();
+  }
+}
+
+// The program in the jail is the init's child: kharness asks which process that is (to tell
+// the worker's own GPU context from a helper's) as soon as the program runs.
+TEST(Jail, TheProgramIsTheInitsOneChildOrTheProcessItself) {
+  test::TempDir dir;
+  for (const bool namespaces : {true, false}) {
+    if (namespaces && !machine_support().namespaces) continue;
+    ProcessSpec spec;
+    spec.argv = {"/bin/sleep", "30"};
+    spec.cwd = dir.path();
+    spec.jail = JailSpec{};
+    spec.jail->allow_namespaces = namespaces;
+    spec.jail->scratch = dir.path();
+    spec.jail->scratch_bytes = 8u << 20;
+    ChildProcess child = ChildProcess::spawn(spec);
+    std::ifstream comm("/proc/" + std::to_string(child.program_pid()) + "/comm");
+    std::string name;
+    std::getline(comm, name);
+    EXPECT_EQ(name, "sleep") << child.isolation().summary();
+    if (namespaces) {
+      EXPECT_NE(child.program_pid(), child.pid());
+      EXPECT_EQ(child_processes(child.pid()), std::vector<pid_t>{child.program_pid()});
+    } else {
+      EXPECT_EQ(child.program_pid(), child.pid());
+    }
+    child.kill();
   }
 }
 

