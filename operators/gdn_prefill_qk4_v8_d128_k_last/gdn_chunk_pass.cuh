@@ -426,8 +426,28 @@ inline const LaunchConfig& launch_config() {
   return config;
 }
 
-// kPdl: launched as the programmatic dependent of the kernel before it in the stream (the preparation),
-// falling back to an ordinary launch when the attribute is refused (the kernel's wait is then a no-op).
+// A pass kernel launched as the programmatic dependent of the kernel before it in the stream (the
+// preparation), falling back to an ordinary launch when the attribute is refused (the kernel's
+// griddepcontrol.wait is then a no-op).
+template <class Kernel>
+void launch_pass_dependent(Kernel kernel, unsigned blocks, unsigned threads, size_t smem,
+                           const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaStream_t stream) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  if (cudaLaunchKernelEx(&config, kernel, args, static_cast<int>(num_seqs), scratch) == cudaSuccess) return;
+  (void)cudaGetLastError();  // clear the refusal; the ordinary launch below is still ordered
+  kernel<<<blocks, threads, smem, stream>>>(args, static_cast<int>(num_seqs), scratch);
+}
+
+// kPdl: launched as the preparation's programmatic dependent (launch_pass_dependent).
 template <int kWarps, int kSplit, bool kLean, bool kPdl = false>
 void launch_pass(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaStream_t stream) {
   using Shape = PassShape<kWarps, kSplit>;
@@ -436,20 +456,9 @@ void launch_pass(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaS
   (void)allowed;
   const unsigned blocks = static_cast<unsigned>(num_seqs * GDN_NUM_V_HEADS * Shape::kSlices);
   if constexpr (kPdl) {
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(blocks);
-    config.blockDim = dim3(Shape::kThreads);
-    config.dynamicSmemBytes = sizeof(PassSmem<kWarps, kSplit>);
-    config.stream = stream;
-    cudaLaunchAttribute attribute[1];
-    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute[0].val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = attribute;
-    config.numAttrs = 1;
-    if (cudaLaunchKernelEx(&config, chunk_pass_kernel<kWarps, kSplit, kLean, kPdl>, args,
-                           static_cast<int>(num_seqs), scratch) == cudaSuccess)
-      return;
-    (void)cudaGetLastError();  // clear the refusal; the ordinary launch below is still ordered
+    launch_pass_dependent(chunk_pass_kernel<kWarps, kSplit, kLean, kPdl>, blocks, Shape::kThreads,
+                          sizeof(PassSmem<kWarps, kSplit>), args, num_seqs, scratch, stream);
+    return;
   }
   chunk_pass_kernel<kWarps, kSplit, kLean, kPdl>
       <<<blocks, Shape::kThreads, sizeof(PassSmem<kWarps, kSplit>), stream>>>(
@@ -487,11 +496,14 @@ void launch_pass_for(const PrefillArgs& args, int64_t num_seqs, char* scratch, c
 // contest's workloads: loop/dispatch_threshold.py). kPdl launches the pass as the preparation's
 // programmatic dependent (its launch and prologue overlap the preparation's tail); it pays only with a
 // preparation that triggers early (launch_prep_tinv_pdl), and is correct with any.
+// `pass`, when given, launches the pass instead of launch_pass_for (a candidate's own pass).
 using PrepLauncher = void (*)(const PrefillArgs&, int64_t, int64_t, char*, cudaStream_t);
+using PassLauncher = void (*)(const PrefillArgs&, int64_t, char*, cudaStream_t);
 
 template <int kSplit, PrepLauncher kPrep = launch_prep, bool kLean = false, int kLaneMean = 8,
           int kLaneTotal = 32, bool kPdl = false>
-void run(const PrefillArgs& args, int64_t num_seqs, int64_t total, cudaStream_t stream) {
+void run(const PrefillArgs& args, int64_t num_seqs, int64_t total, cudaStream_t stream,
+         PassLauncher pass = nullptr) {
   if (num_seqs <= 0) return;
   if (total < kLaneMean * num_seqs || total <= kLaneTotal) {
     gdn_lane8::launch(args, num_seqs, stream);
@@ -507,7 +519,11 @@ void run(const PrefillArgs& args, int64_t num_seqs, int64_t total, cudaStream_t 
     return;
   }
   kPrep(args, num_seqs, chunks, scratch, stream);
-  launch_pass_for<kSplit, kLean, kPdl>(args, num_seqs, scratch, stream);
+  if (pass != nullptr) {
+    pass(args, num_seqs, scratch, stream);
+  } else {
+    launch_pass_for<kSplit, kLean, kPdl>(args, num_seqs, scratch, stream);
+  }
   cudaFreeAsync(scratch, stream);
 }
 
