@@ -7,7 +7,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <thread>
 #include <utility>
 
@@ -16,20 +15,10 @@
 #include "base/jail/jail_plan.h"
 #include "base/os_error.h"
 #include "base/process_group_registry.h"
-#include "base/process_tree.h"
 #include "error/error.h"
 
 namespace kh {
 namespace {
-
-// In its own PID namespace the jail's init forks the program before spawn() returns (the
-// exec reported back is the program's), so the init's one child then is the program.
-pid_t program_of(pid_t pid, const Isolation& isolation) {
-  const auto& ns = isolation.namespaces;
-  if (std::find(ns.begin(), ns.end(), "pid") == ns.end()) return pid;
-  const std::vector<pid_t> children = child_processes(pid);
-  return children.size() == 1 ? children.front() : pid;
-}
 
 void kill_group(pid_t pid) {
   if (::kill(-pid, SIGKILL) != 0 && errno != ESRCH) throw os_error(fmt::format("kill(-{}, SIGKILL)", pid));
@@ -71,9 +60,8 @@ std::optional<int> reported_status(int fd) {
 ChildProcess ChildProcess::spawn(const ProcessSpec& spec) {
   auto started = [&](detail::StartAttempt attempt, Isolation isolation) -> std::optional<ChildProcess> {
     if (!attempt.child) return std::nullopt;
-    const pid_t pid = attempt.child->pid;
-    const pid_t program = program_of(pid, isolation);
-    return ChildProcess(pid, program, std::move(attempt.child->status), std::move(isolation));
+    return ChildProcess(attempt.child->pid, attempt.child->program, std::move(attempt.child->status),
+                        std::move(isolation));
   };
   if (!spec.jail) {
     Isolation none;

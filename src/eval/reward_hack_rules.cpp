@@ -20,8 +20,8 @@ bool WorkloadEvaluation::check_no_gpu_handoff(const char* when) {
   GpuHandOff h = find_gpu_handoff(candidate_.worker_processes());
   if (h.not_checked) result_.log += fmt::format("GPU hand-off not checked {}: {}\n", when, *h.not_checked);
   // Whatever the trials found before (a wrong answer from a helper not yet done), the
-  // hand-off is the verdict: it is why the numbers cannot be trusted.
-  // The earlier log stays below the finding: what the trials saw while the helper ran.
+  // hand-off is the verdict: it is why the numbers cannot be trusted. The earlier log stays
+  // below the finding: what the trials saw while the helper ran.
   if (h.finding) fail(EvalStatus::reward_hack, fmt::format("{}: {}\n{}", when, *h.finding, result_.log));
   return !h.finding;
 }

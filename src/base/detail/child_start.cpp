@@ -16,6 +16,7 @@
 #include "base/jail/environment_allow_list.h"
 #include "base/os_error.h"
 #include "base/process_group_registry.h"
+#include "base/process_tree.h"
 #include "error/error.h"
 
 extern char** environ;
@@ -122,6 +123,14 @@ void kill_and_reap(pid_t pid) {
   untrack_child_group(pid);
 }
 
+// In its own PID namespace the jail's init forks the program before the exec is reported
+// (the report is the program's), so the init's one child then is the program.
+pid_t program_of(pid_t pid, const JailPlan* jail) {
+  if (jail == nullptr || !jail->namespaces) return pid;
+  const std::vector<pid_t> children = child_processes(pid);
+  return children.size() == 1 ? children.front() : pid;
+}
+
 bool is_jail_step(ChildStep step) {
   return step != ChildStep::execve && step != ChildStep::chdir && step != ChildStep::setrlimit &&
          step != ChildStep::redirect_fds && step != ChildStep::close_other_fds;
@@ -216,7 +225,7 @@ StartAttempt start_child(const ProcessSpec& spec, const JailPlan* jail_in) {
 
   ChildFailure failure{};
   const std::size_t got = read_failure(report.read.get(), failure);
-  if (got == 0) return StartAttempt{StartedChild{pid, std::move(status.read)}, {}};
+  if (got == 0) return StartAttempt{StartedChild{pid, program_of(pid, jail), std::move(status.read)}, {}};
   kill_and_reap(pid);
   if (got != sizeof failure)
     throw Error(fmt::format("cannot start {} '{}': setup failed", spec.role, spec.argv.front()));

@@ -16,7 +16,8 @@ struct JailPlan;
 
 struct StartedChild {
   pid_t pid = -1;
-  UniqueFd status;  // a jail's init writes its worker's wait status here
+  pid_t program = -1;  // the process running the program: pid, or in a jail the init's child
+  UniqueFd status;     // a jail's init writes its worker's wait status here
 };
 
 struct StartAttempt {
