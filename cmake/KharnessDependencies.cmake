@@ -3,6 +3,20 @@
 # GPU host whose distribution ships other shared-library versions.
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(fmt REQUIRED)
+# kharness::fmt: fmt's out-of-line code compiled once. Debian ships fmt as a shared library
+# only (which the GPU host lacks), and fmt's header-only form compiles that code into every
+# translation unit that formats, some 160 of them, about doubling their compile time. The
+# one file's explicit instantiations are the templates fmt 9 declares but defines only in
+# format-inl.h; any other fmt major version falls back to the header-only form.
+if(fmt_VERSION VERSION_GREATER_EQUAL 9 AND fmt_VERSION VERSION_LESS 10)
+  add_library(kharness_fmt STATIC "${PROJECT_SOURCE_DIR}/cmake/fmt_compiled_once.cpp")
+  get_target_property(kharness_fmt_includes fmt::fmt-header-only INTERFACE_INCLUDE_DIRECTORIES)
+  target_include_directories(kharness_fmt SYSTEM PUBLIC ${kharness_fmt_includes})
+else()
+  add_library(kharness_fmt INTERFACE)
+  target_link_libraries(kharness_fmt INTERFACE fmt::fmt-header-only)
+endif()
+add_library(kharness::fmt ALIAS kharness_fmt)
 find_package(CLI11 REQUIRED)
 find_package(dlpack REQUIRED)
 find_package(Threads REQUIRED)
