@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -11,6 +12,8 @@
 #include <vector>
 
 #include "cli/guarded_run.h"
+#include "error/error.h"
+#include "eval/operator_library.h"
 #include "trace/trace_set.h"
 #include "trace/validate_set.h"
 
@@ -23,33 +26,82 @@ struct ValidateArgs {
   bool strict = false;
 };
 
-nlohmann::ordered_json counts_json(const TraceSet& set) {
+namespace fs = std::filesystem;
+
+// The paths to load as FlashInfer-Trace files, and the operator folders (operators/<definition>/)
+// among the arguments: an operator's operator.json is kharness's own manifest, checked the way the
+// operator library reads it, and the folder's other .json / .jsonl files are trace files.
+struct Inputs {
+  std::vector<fs::path> trace_paths;
+  std::vector<fs::path> operators;
+};
+
+Inputs sort_inputs(const std::vector<std::string>& args) {
+  Inputs in;
+  for (const std::string& arg : args) {
+    const fs::path p(arg);
+    std::error_code ec;
+    if (p.filename() == "operator.json" && fs::is_regular_file(p, ec)) {
+      in.operators.push_back(p.parent_path().empty() ? fs::path(".") : p.parent_path());
+    } else if (fs::is_directory(p, ec) && fs::is_regular_file(p / "operator.json", ec)) {
+      in.operators.push_back(p);
+      std::vector<fs::path> files;
+      for (const fs::directory_entry& f : fs::directory_iterator(p, ec)) {
+        const fs::path ext = f.path().extension();
+        if (f.is_regular_file(ec) && f.path().filename() != "operator.json" &&
+            (ext == ".json" || ext == ".jsonl"))
+          files.push_back(f.path());
+      }
+      std::sort(files.begin(), files.end());
+      in.trace_paths.insert(in.trace_paths.end(), files.begin(), files.end());
+    } else {
+      in.trace_paths.push_back(p);
+    }
+  }
+  return in;
+}
+
+void check_operators(const std::vector<fs::path>& dirs, std::vector<Diagnostic>& out) {
+  for (const fs::path& dir : dirs) {
+    try {
+      (void)OperatorLibrary::read_operator(dir);
+    } catch (const Error& e) {
+      out.push_back(diagnostic_from(e));
+    }
+  }
+}
+
+nlohmann::ordered_json counts_json(const TraceSet& set, std::size_t operators) {
   return {{"definitions", set.definitions().size()},
           {"solutions", set.solutions().size()},
           {"workloads", set.workloads().size()},
-          {"traces", set.traces().size()}};
+          {"traces", set.traces().size()},
+          {"operators", operators}};
 }
 
 nlohmann::ordered_json diagnostic_json(const Diagnostic& d) {
   return {{"file", d.where.file}, {"line", d.where.line}, {"field", d.where.field}, {"message", d.message}};
 }
 
-void print_json(const TraceSet& set, const std::vector<Diagnostic>& ds) {
+void print_json(const TraceSet& set, std::size_t operators, const std::vector<Diagnostic>& ds) {
   nlohmann::ordered_json errors = nlohmann::ordered_json::array();
   nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
   for (const Diagnostic& d : ds)
     (d.severity == Severity::error ? errors : warnings).push_back(diagnostic_json(d));
   nlohmann::ordered_json out;
-  out["counts"] = counts_json(set);
+  out["counts"] = counts_json(set, operators);
   out["errors"] = errors;
   out["warnings"] = warnings;
   out["ok"] = errors.empty();
   std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
-void print_text(const TraceSet& set, const std::vector<Diagnostic>& ds) {
-  fmt::print("loaded {} definitions, {} solutions, {} workloads, {} traces\n", set.definitions().size(),
+void print_text(const TraceSet& set, std::size_t operators, const std::vector<Diagnostic>& ds) {
+  fmt::print("loaded {} definitions, {} solutions, {} workloads, {} traces", set.definitions().size(),
              set.solutions().size(), set.workloads().size(), set.traces().size());
+  fmt::print("{}\n", operators == 0 ? ""
+                                    : fmt::format("; checked {} operator folder{}", operators,
+                                                  operators == 1 ? "" : "s"));
   const std::size_t errors = count_errors(ds);
   // Errors first: they decide the exit status, and warnings can be many (missing blobs).
   for (Severity s : {Severity::error, Severity::warning})
@@ -60,15 +112,16 @@ void print_text(const TraceSet& set, const std::vector<Diagnostic>& ds) {
 }
 
 int run_validate(const ValidateArgs& args) {
-  std::vector<std::filesystem::path> paths(args.paths.begin(), args.paths.end());
-  const TraceSet set = load_paths(paths);
+  const Inputs in = sort_inputs(args.paths);
+  const TraceSet set = load_paths(in.trace_paths);
   ValidateOptions options;
   options.strict = args.strict;
-  const std::vector<Diagnostic> ds = validate_set(set, options);
+  std::vector<Diagnostic> ds = validate_set(set, options);
+  check_operators(in.operators, ds);
   if (args.json)
-    print_json(set, ds);
+    print_json(set, in.operators.size(), ds);
   else
-    print_text(set, ds);
+    print_text(set, in.operators.size(), ds);
   return count_errors(ds) == 0 ? 0 : 1;
 }
 
@@ -79,8 +132,12 @@ void register_validate(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "validate",
       "Check FlashInfer-Trace files: definitions (.json), solutions (.json), workloads and traces (.jsonl), "
-      "or trace-set folders. Exit status: 0 valid, 1 invalid, 2 usage error.");
-  cmd->add_option("paths", args->paths, "files or trace-set folders")->required()->check(CLI::ExistingPath);
+      "trace-set folders, or kharness operator folders (operators/<definition>/: operator.json as the "
+      "operator library reads it, the folder's .json and .jsonl files as trace files). "
+      "Exit status: 0 valid, 1 invalid, 2 usage error.");
+  cmd->add_option("paths", args->paths, "files, trace-set folders or operator folders")
+      ->required()
+      ->check(CLI::ExistingPath);
   cmd->add_flag("--json", args->json, "print one JSON object {counts, errors, warnings, ok}");
   cmd->add_flag("--strict", args->strict, "treat missing safetensors blobs as errors");
   cmd->callback([args, &exit_code] { guarded_run(exit_code, [&] { return run_validate(*args); }); });

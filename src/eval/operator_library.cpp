@@ -32,6 +32,7 @@ ordered_json read_json(const std::filesystem::path& path) {
   }
 }
 
+// The section's "file::function" entries; each file must be in the operator's folder.
 std::vector<std::pair<std::string, std::string>> entry_points(const ordered_json& manifest, const char* key,
                                                               const std::filesystem::path& manifest_path) {
   std::vector<std::pair<std::string, std::string>> out;
@@ -46,18 +47,32 @@ std::vector<std::pair<std::string, std::string>> entry_points(const ordered_json
       throw Error(Location{manifest_path.string(), 0, fmt::format("{}.{}", key, language)},
                   "must be a string \"file::function\"");
     }
-    out.emplace_back(language, entry.get<std::string>());
+    const std::string text = entry.get<std::string>();
+    const std::string file = text.substr(0, text.find("::"));
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(manifest_path.parent_path() / file, ec)) {
+      throw Error(Location{manifest_path.string(), 0, fmt::format("{}.{}", key, language)},
+                  fmt::format("file '{}' is not in the operator's folder", file));
+    }
+    out.emplace_back(language, text);
   }
   return out;
 }
 
-OperatorEntry read_entry(const std::filesystem::path& dir) {
-  const auto manifest_path = dir / "operator.json";
+OperatorEntry read_manifest(const std::filesystem::path& dir, const std::filesystem::path& manifest_path) {
   const ordered_json manifest = read_json(manifest_path);
+  if (!manifest.is_object()) throw Error(Location{manifest_path.string(), 0, ""}, "must be a JSON object");
   OperatorEntry e;
   e.dir = dir;
   e.definition = parse_definition(read_text(dir / "definition.json"),
                                   Location{(dir / "definition.json").string(), 0, ""});
+  // The library finds an operator by its definition's name; a manifest naming another one is a
+  // copied folder left half-edited.
+  if (manifest.contains("definition") && manifest["definition"] != e.definition.name) {
+    throw Error(Location{manifest_path.string(), 0, "definition"},
+                fmt::format("names {} but definition.json is '{}'", manifest["definition"].dump(),
+                            e.definition.name));
+  }
   if (manifest.contains("tolerance")) {
     const auto& t = manifest["tolerance"];
     Tolerance tol;
@@ -79,6 +94,15 @@ OperatorEntry read_entry(const std::filesystem::path& dir) {
                                             Location{manifest_path.string(), 0, "speed_of_light"});
   }
   return e;
+}
+
+OperatorEntry read_entry(const std::filesystem::path& dir) {
+  const auto manifest_path = dir / "operator.json";
+  try {
+    return read_manifest(dir, manifest_path);
+  } catch (const nlohmann::json::exception& e) {  // a field of the wrong type
+    throw Error(Location{manifest_path.string(), 0, ""}, fmt::format("invalid manifest: {}", e.what()));
+  }
 }
 
 // The definition's Solution for `entry` ("file::fn"): the entry file plus every header
@@ -118,6 +142,8 @@ std::filesystem::path executable_dir() {
 }
 
 }  // namespace
+
+OperatorEntry OperatorLibrary::read_operator(const std::filesystem::path& dir) { return read_entry(dir); }
 
 OperatorLibrary OperatorLibrary::load(const std::filesystem::path& root) {
   OperatorLibrary lib;

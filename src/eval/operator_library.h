@@ -45,6 +45,10 @@ class OperatorLibrary {
  public:
   // Reads every operators/*/operator.json under `root`. Errors name the file.
   static OperatorLibrary load(const std::filesystem::path& root);
+  // One operator folder (its operator.json and definition.json), as load() reads each. Throws
+  // kh::Error naming the file and field: bad JSON, a field of the wrong type, a "definition" that
+  // is not definition.json's name, an entry file not in the folder.
+  static OperatorEntry read_operator(const std::filesystem::path& dir);
   // $KHARNESS_OPERATORS, then <exe dir>/../operators and <exe dir>/operators, then
   // ./operators; nullopt when none exists.
   static std::optional<std::filesystem::path> default_root();

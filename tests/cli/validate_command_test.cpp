@@ -114,6 +114,71 @@ TEST(CliValidate, UsageErrorsExitTwo) {
   EXPECT_TRUE(contains(help.out, "--strict")) << help.out;
 }
 
+// An operator folder (operators/<definition>/): its operator.json is kharness's manifest, checked
+// as the operator library reads it; the folder's definition and workloads are trace files.
+struct OperatorFolder {
+  TempDir dir;
+  std::string path;  // quoted for the shell
+  explicit OperatorFolder(const std::string& manifest) {
+    dir.write("tiny/definition.json", kDef);
+    dir.write("tiny/workloads.jsonl", kWl);
+    dir.write("tiny/reference.cpp", "int run();\n");
+    path = dir.write("tiny/operator.json", manifest);
+    path = path.substr(0, path.size() - std::string("/operator.json'").size()) + "'";
+  }
+};
+
+TEST(CliValidate, OperatorFolderChecksItsManifest) {
+  const OperatorFolder op(R"({"definition":"tiny","references":{"cpp":"reference.cpp::run"}})");
+  const CommandResult r = run("validate " + op.path);
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(
+      contains(r.out, "loaded 1 definitions, 0 solutions, 1 workloads, 0 traces; checked 1 operator folder"))
+      << r.out;
+  EXPECT_FALSE(contains(r.out, "cannot tell what this file is")) << r.out;
+  const CommandResult j = run("validate --json " + op.path);
+  EXPECT_EQ(nlohmann::json::parse(j.out)["counts"]["operators"], 1) << j.out;
+}
+
+TEST(CliValidate, OperatorManifestErrorsNameFileAndField) {
+  const struct {
+    const char* manifest;
+    const char* message;
+  } cases[] = {
+      {R"({"definition":"tiny","references":{"cuda":"reference.cu::run"}})",
+       "operator.json: references.cuda: file 'reference.cu' is not in the operator's folder"},
+      {R"({"definition":"other","references":{"cpp":"reference.cpp::run"}})",
+       "operator.json: definition: names \"other\" but definition.json is 'tiny'"},
+      {R"({"definition":"tiny","timing":{"warmup":"ten"}})", "operator.json: invalid manifest: "},
+      {R"({"definition":"tiny","baselines":{"cpp":"reference.cpp"}})",
+       "operator.json: baselines.cpp: must be a string \"file::function\""},
+      {"[1, 2]", "operator.json: must be a JSON object"},
+  };
+  for (const auto& c : cases) {
+    const OperatorFolder op(c.manifest);
+    const CommandResult r = run("validate " + op.path);
+    EXPECT_EQ(r.status, 1) << c.manifest << "\n" << r.out;
+    EXPECT_TRUE(contains(r.out, c.message)) << c.manifest << "\n" << r.out;
+    // operator.json named by itself is checked the same way
+    const std::string file = op.path.substr(0, op.path.size() - 1) + "/operator.json'";
+    EXPECT_TRUE(contains(run("validate " + file).out, c.message)) << c.manifest;
+  }
+}
+
+TEST(CliValidate, ShippedOperatorFoldersAreValid) {
+  const fs::path operators = fs::path(KHARNESS_SOURCE_DIR) / "operators";
+  std::string folders;
+  for (const fs::directory_entry& e : fs::directory_iterator(operators))
+    if (fs::is_regular_file(e.path() / "operator.json")) folders += " '" + e.path().string() + "'";
+  ASSERT_FALSE(folders.empty());
+  const CommandResult r = run("validate --json" + folders);
+  EXPECT_EQ(r.status, 0) << r.out.substr(0, 2000);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["errors"].empty()) << r.out.substr(0, 2000);
+  EXPECT_GE(j["counts"]["operators"].get<int>(), 9);
+  EXPECT_EQ(j["counts"]["definitions"], j["counts"]["operators"]);
+}
+
 TEST(CliValidate, SharedSampleHasNoErrors) {
   const fs::path root = fs::path(KHARNESS_SHARED_DIR) / "flashinfer-trace";
   if (!fs::is_directory(root)) GTEST_SKIP() << "../shared absent";
