@@ -84,6 +84,37 @@ void launch_routing(const DLTensor* routing_logits, const DLTensor* routing_bias
   }
 }
 
+// A call's sizes: its scratch and its tile list of bm-row tiles.
+struct CallSize {
+  int tokens, local;
+  int64_t picks, max_rows, outputs, max_tiles;
+};
+
+inline CallSize call_size(const DLTensor* routing_logits, const DLTensor* gemm1_weights, int bm) {
+  CallSize n{};
+  n.tokens = static_cast<int>(routing_logits->shape[0]);
+  n.local = static_cast<int>(gemm1_weights->shape[0]);
+  n.picks = static_cast<int64_t>(n.tokens) * kTopK;
+  n.max_rows = static_cast<int64_t>(n.tokens) * (n.local < kTopK ? n.local : kTopK);
+  n.outputs = static_cast<int64_t>(n.tokens) * kH;
+  // sum over experts of ceil(c_e / bm) <= (rows + nonempty * (bm - 1)) / bm, nonempty <= min(local, rows)
+  const int64_t nonempty = n.max_rows < n.local ? n.max_rows : n.local;
+  n.max_tiles = (n.max_rows + nonempty * (bm - 1)) / bm;
+  const int64_t per_expert = static_cast<int64_t>(n.local) * ((n.tokens + bm - 1) / bm);
+  if (per_expert < n.max_tiles) n.max_tiles = per_expert;
+  if (n.max_tiles < 1) n.max_tiles = 1;
+  return n;
+}
+
+// GEMM2's fp32 sum [T, H] as the bf16 output.
+inline void launch_to_bf16(const float* sum, int64_t outputs, DLTensor* output, cudaStream_t stream) {
+  const int64_t n4 = outputs / 4;  // H = 7168 is a multiple of 4
+  int64_t blocks = (n4 + 255) / 256;
+  if (blocks > 4096) blocks = 4096;
+  to_bf16<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(reinterpret_cast<const float4*>(sum), n4,
+                                                             static_cast<uint2*>(output->data));
+}
+
 template <class C1, class C2, bool kLean = false>
 int run_moe(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTensor* hidden_states,
             const DLTensor* hidden_states_scale, const DLTensor* gemm1_weights,
@@ -97,21 +128,11 @@ int run_moe(const DLTensor* routing_logits, const DLTensor* routing_bias, const 
                                     gemm1_weights, gemm1_weights_scale, gemm2_weights, gemm2_weights_scale,
                                     local_expert_offset, routed_scaling_factor, output, stream);
   }
+  const CallSize n = call_size(routing_logits, gemm1_weights, C1::BM);
+  if (n.max_tiles > 65535) return 1;
+  const int tokens = n.tokens, hidden = kH, local = n.local, inter = kI;
+  const int64_t picks = n.picks, max_rows = n.max_rows, outputs = n.outputs, max_tiles = n.max_tiles;
   constexpr int BM = C1::BM;
-  const int tokens = static_cast<int>(routing_logits->shape[0]);
-  const int hidden = static_cast<int>(hidden_states->shape[1]);
-  const int local = static_cast<int>(gemm1_weights->shape[0]);
-  const int inter = static_cast<int>(gemm2_weights->shape[2]);
-  const int64_t picks = static_cast<int64_t>(tokens) * kTopK;
-  const int64_t max_rows = static_cast<int64_t>(tokens) * (local < kTopK ? local : kTopK);
-  const int64_t outputs = static_cast<int64_t>(tokens) * hidden;
-  // sum over experts of ceil(c_e / BM) <= (rows + nonempty * (BM - 1)) / BM, nonempty <= min(local, rows)
-  const int64_t nonempty = max_rows < local ? max_rows : local;
-  int64_t max_tiles = (max_rows + nonempty * (BM - 1)) / BM;
-  const int64_t per_expert = static_cast<int64_t>(local) * ((tokens + BM - 1) / BM);
-  if (per_expert < max_tiles) max_tiles = per_expert;
-  if (max_tiles < 1) max_tiles = 1;
-  if (max_tiles > 65535) return 1;
 
   Scratch b{};
   char* scratch = nullptr;
@@ -153,13 +174,8 @@ int run_moe(const DLTensor* routing_logits, const DLTensor* routing_bias, const 
   g2.sum = b.sum;
   launch_gemm<C2, false>(g2, hidden / C2::BN, static_cast<int>(max_tiles), stream);
 
-  if constexpr (!C2::kCastLast) {    // else GEMM2's last blocks cast
-    const int64_t n4 = outputs / 4;  // H = 7168 is a multiple of 4
-    int64_t blocks = (n4 + 255) / 256;
-    if (blocks > 4096) blocks = 4096;
-    to_bf16<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(reinterpret_cast<const float4*>(b.sum), n4,
-                                                               static_cast<uint2*>(output->data));
-  }
+  if constexpr (!C2::kCastLast)
+    launch_to_bf16(b.sum, outputs, output, stream);  // else GEMM2's last blocks cast
   cudaFreeAsync(scratch, stream);
   return 0;
 }

@@ -1,0 +1,505 @@
+// The warp-specialised fp8 grouped GEMM of the loop's fp8ws candidate (large calls): the tensor
+// memory accelerator (TMA) streams 128 x 128-byte operand tiles into a ring of shared-memory stages
+// that one producer thread keeps full, and two consumer warpgroups run only wgmma and the block-scale
+// fold, each at its own pace (mbarriers between them, no __syncthreads in the k loop).
+//
+// Why: fp8wg's wgmma kernels issue their own operand loads (2048 cp.async of 16 bytes a 128-deep
+// stage, with their address arithmetic, from the same 256 threads that run the MMAs) and keep both
+// warpgroups in lockstep behind a __syncthreads a stage, so the tensor cores idle while the
+// warps issue loads and fold. TMA takes one instruction a tile; the consumers' folds overlap the
+// other warpgroup's MMAs. TMA cannot gather rows, so GEMM1's activation rows are first copied into
+// expert order (gather_rows: ~2 x 190 MB at 14107 tokens, a few percent of the call).
+#pragma once
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include "moe_fp8_grouped.cuh"
+
+namespace moe_fp8_grouped::ws {
+
+constexpr int kBM = 128;                     // rows a block: two consumer warpgroups of 64
+constexpr int kStages = 6;                   // 32 KB each
+constexpr int kThreads = 384;                // producer warpgroup + two consumer warpgroups
+constexpr int kTileBytes = kBM * 128;        // one 128-row x 128-byte operand tile
+constexpr int kStageBytes = 2 * kTileBytes;  // A tile then B tile
+constexpr int kConsumerWarps = 8;            // arrivals that free a stage
+constexpr int kSmem = kStages * kStageBytes + 2 * kStages * 8 + 1024;  // + mbarriers + alignment
+
+// ---- mbarriers and TMA (PTX ISA 8.0, sm_90)
+__device__ __forceinline__ void mbar_init(uint64_t* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+__device__ __forceinline__ void mbar_expect_tx(uint64_t* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity) {
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(smem_u32(bar)), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+// Arrival on the mbarrier at bar's offset in the shared memory of cluster block `cta`.
+__device__ __forceinline__ void mbar_arrive_remote(uint64_t* bar, uint32_t cta) {
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
+      "r"(cta)
+      : "memory");
+}
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+// Every thread of every block of the cluster. Not .aligned: the producer warp's lanes arrive apart.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+// Box (x = k byte, y = row) of a 2D byte map into shared memory; completion counted on bar.
+__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, int x, int y, uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], "
+      "[%2];\n" ::"r"(smem_u32(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(x), "r"(y)
+      : "memory");
+}
+// The same box into the same offset of every cluster block in `mask`, each block's mbarrier at
+// bar's offset counting the bytes it receives.
+__device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap* map, int x, int y,
+                                                   uint64_t* bar, uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], "
+      "[%1, "
+      "{%4, %5}], [%2], %3;\n" ::"r"(smem_u32(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "h"(mask), "r"(x), "r"(y)
+      : "memory");
+}
+
+template <bool kGemm1>
+struct Shape {
+  static constexpr int K = kGemm1 ? kH : kI, KT = K / kStepK;
+  static constexpr int kNOut = kGemm1 ? kI : kH;
+  static constexpr int kHalves = kGemm1 ? 2 : 1;  // GEMM1: matching X1 and X2 columns
+  static constexpr int BN = kGemm1 ? 64 : 128;    // output columns a block (a half)
+  static constexpr int kFolds = kGemm1 ? 1 : 2;   // activation scales per 128 k
+};
+// One m64n128k32 wgmma a k32 step in both GEMMs: GEMM1's B tile is 64 X1 rows then the 64 matching
+// X2 rows, so a thread's 64 accumulators hold X1 in [0, 32) and X2 in [32, 64). (Two m64n64k32, as
+// fp8wg issues, read the A tile twice: 4 KB of shared memory per 32 tensor-core clocks, the whole
+// 128 bytes a clock that shared memory gives.)
+constexpr int kAcc = 64;
+
+struct Args {
+  const float* a_scale;  // GEMM1: hidden_states_scale [H/128, T]; GEMM2: act_scale [rows, I/64]
+  const float* w_scale;  // [E, kHalves * n_out / 128, K / 128]
+  const int* offsets;
+  const int2* tiles;
+  const int* num_tiles;
+  const int* row_token;
+  const float* row_weight;
+  int tokens;
+  uint8_t* act;      // GEMM1's output codes [rows, I]
+  float* act_scale;  // and scales [rows, I / 64]
+  float* sum;        // GEMM2's fp32 [T, H], accumulated
+};
+
+// One block's share of a GEMM: output tiles ("items", column tile fastest) first, first + stride, ...
+// below total. A persistent block takes every gridDim.x-th item; otherwise a block takes one.
+struct Items {
+  int first, stride, total;
+};
+
+// Where item i's rows and columns are: expert e, its first row in expert order, the rows it has
+// (<= kBM), its first output column (per half).
+struct Item {
+  int e, row0, rows_here, n0;
+};
+
+template <bool kGemm1>
+__device__ __forceinline__ Item item_at(const Args& p, int i) {
+  constexpr int kTilesX = Shape<kGemm1>::kNOut / Shape<kGemm1>::BN;
+  const int2 tile = p.tiles[i / kTilesX];
+  Item w;
+  w.e = tile.x;
+  w.row0 = p.offsets[tile.x] + tile.y;
+  w.rows_here = min(kBM, p.offsets[tile.x + 1] - w.row0);
+  w.n0 = (i % kTilesX) * Shape<kGemm1>::BN;
+  return w;
+}
+
+// The producer thread: every k block of every item of this block, through the ring of stages
+// (use u of stage s waits for the consumers' release of use u - 1).
+// kPair: the block is one of a cluster of two on neighbouring column tiles of one row tile; each
+// block's producer loads half of the shared A tile (64 rows) into both blocks, so a stage takes
+// 24 KB from L2 a block instead of 32 KB. A stage is reused only when both blocks' consumers have
+// released it (empty counts the pair's consumer warps).
+template <bool kGemm1, bool kPair>
+__device__ void produce(const CUtensorMap* map_a, const CUtensorMap* map_w, const Args& p, uint8_t* smem,
+                        uint64_t* full, uint64_t* empty, Items items) {
+  const uint32_t rank = kPair ? cluster_rank() : 0;
+  using S = Shape<kGemm1>;
+  uint32_t it = 0;  // k blocks issued so far
+  for (int i = items.first; i < items.total; i += items.stride) {
+    const Item w = item_at<kGemm1>(p, i);
+    const int w_row = w.e * S::kHalves * S::kNOut + w.n0;
+    for (int kb = 0; kb < S::KT; ++kb, ++it) {
+      const uint32_t s = it % kStages;
+      if (it >= kStages) mbar_wait(&empty[s], ((it / kStages) - 1) & 1);
+      uint8_t* stage = smem + s * kStageBytes;
+      mbar_expect_tx(&full[s], kStageBytes);
+      if constexpr (kPair)
+        tma_load_multicast(stage + rank * 64 * 128, map_a, kb * kStepK, w.row0 + 64 * static_cast<int>(rank),
+                           &full[s], 0x3);
+      else
+        tma_load(stage, map_a, kb * kStepK, w.row0, &full[s]);
+      tma_load(stage + kTileBytes, map_w, kb * kStepK, w_row, &full[s]);
+      if constexpr (kGemm1) tma_load(stage + kTileBytes + 64 * 128, map_w, kb * kStepK, w_row + kI, &full[s]);
+    }
+  }
+}
+
+// GEMM1's epilogue: C = silu(X2) * X1 on this thread's rows r0 and r0 + 8, re-quantised to e4m3 with
+// one scale per (row, 64 columns); a row's 64 columns live in the 4 threads of a quad.
+__device__ void swiglu_store(const Args& p, float (&acc)[kAcc], int r0, int rows_here, int row0, int n0) {
+  const int t = threadIdx.x & 3;
+  float amax[2] = {0.0f, 0.0f};
+#pragma unroll
+  for (int i = 0; i < 32; ++i) {
+    const float x1 = acc[i], x2 = acc[32 + i];
+    const float c = x2 / (1.0f + __expf(-x2)) * x1;
+    acc[i] = c;
+    amax[(i & 3) >> 1] = fmaxf(amax[(i & 3) >> 1], fabsf(c));
+  }
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    amax[half] = fmaxf(amax[half], __shfl_xor_sync(0xffffffffu, amax[half], 1));
+    amax[half] = fmaxf(amax[half], __shfl_xor_sync(0xffffffffu, amax[half], 2));
+    const int r = r0 + 8 * half;
+    if (r >= rows_here) continue;
+    const float inv = amax[half] > 0.0f ? 448.0f / amax[half] : 0.0f;
+    const int64_t row = row0 + r;
+#pragma unroll
+    for (int ni = 0; ni < 8; ++ni) {
+      const float2 v = make_float2(acc[4 * ni + 2 * half] * inv, acc[4 * ni + 2 * half + 1] * inv);
+      *reinterpret_cast<__nv_fp8x2_storage_t*>(p.act + row * kI + n0 + 8 * ni + 2 * t) =
+          __nv_cvt_float2_to_fp8x2(v, __NV_SATFINITE, __NV_E4M3);
+    }
+    if (t == 0)
+      p.act_scale[row * (kI / kQuant) + n0 / kQuant] = amax[half] > 0.0f ? amax[half] / 448.0f : 0.0f;
+  }
+}
+
+// GEMM2's epilogue: weight * O scatter-added into the token's fp32 row.
+__device__ void scatter_add(const Args& p, float (&acc)[kAcc], int r0, int rows_here, int row0, int n0) {
+  const int t = threadIdx.x & 3;
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int r = r0 + 8 * half;
+    if (r >= rows_here) continue;
+    const int row = row0 + r;
+    const float wgt = p.row_weight[row];
+    float* out = p.sum + static_cast<int64_t>(p.row_token[row]) * kH + n0 + 2 * t;
+#pragma unroll
+    for (int ni = 0; ni < 16; ++ni)
+      atomicAdd(reinterpret_cast<float2*>(out + 8 * ni),
+                make_float2(acc[4 * ni + 2 * half] * wgt, acc[4 * ni + 2 * half + 1] * wgt));
+  }
+}
+
+// One 128-deep stage of a consumer warpgroup: kFolds groups of k32 wgmmas, each waited out and
+// folded into acc with its activation scale (rows r0, r0 + 8) times the weight block's scale (GEMM1:
+// X1's for accumulators [0, 32), X2's above). The stage is released (empty_s, and the
+// same barrier of cluster block `peer` when it is >= 0) as soon as its last group has read shared
+// memory.
+template <bool kGemm1>
+__device__ __forceinline__ void consume_stage(float (&acc)[kAcc], uint32_t a_base, uint32_t b_base,
+                                              const float (&sa)[2][2], const float (&sw)[2],
+                                              uint64_t* empty_s, int peer) {
+  constexpr int kFolds = Shape<kGemm1>::kFolds, kSteps = 4 / kFolds;
+#pragma unroll
+  for (int f = 0; f < kFolds; ++f) {
+    float tmp[kAcc];
+#pragma unroll
+    for (int i = 0; i < kAcc; ++i) tmp[i] = 0.0f;
+    wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < kSteps; ++kk) {
+      const int k32 = kSteps * f + kk;
+      wgmma_m64n128k32(tmp, make_desc(a_base + k32 * 32), make_desc(b_base + k32 * 32), kk);
+    }
+    wg_commit();
+    wg_wait0();
+#pragma unroll
+    for (int i = 0; i < kAcc; ++i) reg_fence(tmp[i]);
+    if (f == kFolds - 1) {
+      __syncwarp();
+      if ((threadIdx.x & 31) == 0) {
+        mbar_arrive(empty_s);
+        if (peer >= 0) mbar_arrive_remote(empty_s, static_cast<uint32_t>(peer));
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kAcc; ++i) {
+      const float scale = sa[f][(i & 3) >> 1] * sw[kGemm1 && i >= 32 ? 1 : 0];
+      acc[i] = fmaf(tmp[i], scale, acc[i]);
+    }
+  }
+}
+
+// A consumer warpgroup's items: rows 64c .. 64c + 63 of each, this thread's rows r0 and r0 + 8
+// (wgmma's D layout), accumulated over the k blocks in the order the producer issued them.
+template <bool kGemm1, bool kPair>
+__device__ void consume(const Args& p, uint8_t* smem, uint64_t* full, uint64_t* empty, Items items) {
+  using S = Shape<kGemm1>;
+  const int peer = kPair ? static_cast<int>(cluster_rank() ^ 1u) : -1;
+  const int c = static_cast<int>(threadIdx.x) / 128 - 1;
+  const int warp = (static_cast<int>(threadIdx.x) / 32) % 4, g = (threadIdx.x & 31) >> 2;
+  const int r0 = 64 * c + 16 * warp + g;
+  constexpr int kHalfScaleRows = kI / kBlock;  // GEMM1: X2's scale rows follow X1's
+  uint32_t it = 0;                             // k blocks consumed so far
+  for (int i = items.first; i < items.total; i += items.stride) {
+    const Item w = item_at<kGemm1>(p, i);
+    // Where this thread's activation scales come from; rows past the tile read its first row's
+    // (their results are not stored).
+    const float* sa_src[2];
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = w.row0 + (r0 + 8 * half < w.rows_here ? r0 + 8 * half : 0);
+      sa_src[half] =
+          kGemm1 ? p.a_scale + p.row_token[row] : p.a_scale + static_cast<int64_t>(row) * (kI / kQuant);
+    }
+    const float* sw_src = p.w_scale + static_cast<int64_t>(w.e) * (S::kHalves * S::kNOut / kBlock) * S::KT +
+                          (w.n0 / kBlock) * S::KT;
+    float acc[kAcc];
+#pragma unroll
+    for (int j = 0; j < kAcc; ++j) acc[j] = 0.0f;
+    for (int kb = 0; kb < S::KT; ++kb, ++it) {
+      const uint32_t s = it % kStages;
+      float sa[2][2], sw[2];  // loaded before the wait: their latency hides behind it
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        if constexpr (kGemm1) {
+          sa[0][half] = __ldg(sa_src[half] + static_cast<int64_t>(kb) * p.tokens);
+          sa[1][half] = sa[0][half];
+        } else {
+          sa[0][half] = __ldg(sa_src[half] + 2 * kb);
+          sa[1][half] = __ldg(sa_src[half] + 2 * kb + 1);
+        }
+      }
+      sw[0] = __ldg(sw_src + kb);
+      sw[1] = kGemm1 ? __ldg(sw_src + kHalfScaleRows * S::KT + kb) : 0.0f;
+      mbar_wait(&full[s], (it / kStages) & 1);
+      const uint32_t stage = smem_u32(smem + s * kStageBytes);
+      consume_stage<kGemm1>(acc, stage + 64 * c * 128, stage + kTileBytes, sa, sw, &empty[s], peer);
+    }
+    if constexpr (kGemm1)
+      swiglu_store(p, acc, r0, w.rows_here, w.row0, w.n0);
+    else
+      scatter_add(p, acc, r0, w.rows_here, w.row0, w.n0);
+  }
+}
+
+// kPersistent: one block an SM walks the items; otherwise a (column tile, row tile) grid, one item
+// a block, blocks past the tile list leaving at once. kPair (not persistent): clusters of two
+// blocks share their A tiles (produce).
+template <bool kGemm1, bool kPersistent, bool kPair = false>
+__global__ void __launch_bounds__(kThreads, 1)
+    fp8_gemm_ws(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_w,
+                Args p) {
+  extern __shared__ __align__(1024) uint8_t smem_raw[];
+  uint8_t* smem = smem_raw + ((1024u - (smem_u32(smem_raw) & 1023u)) & 1023u);  // 128-byte swizzle atoms
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * kStageBytes);
+  uint64_t* empty = full + kStages;
+  Items items;
+  items.total = *p.num_tiles * (Shape<kGemm1>::kNOut / Shape<kGemm1>::BN);
+  items.first = static_cast<int>(kPersistent ? blockIdx.x : blockIdx.y * gridDim.x + blockIdx.x);
+  items.stride = kPersistent ? static_cast<int>(gridDim.x) : items.total;
+  if (items.first >= items.total) return;
+  static_assert(!(kPair && kPersistent), "a pair walks one item");
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], kConsumerWarps * (kPair ? 2 : 1));
+    }
+    mbar_init_fence();
+  }
+  if constexpr (kPair) {
+    cluster_sync();  // the peer's barriers are set up before any load or arrival reaches them
+    if (threadIdx.x < 128) {
+      if (threadIdx.x == 0) produce<kGemm1, true>(&map_a, &map_w, p, smem, full, empty, items);
+    } else {
+      consume<kGemm1, true>(p, smem, full, empty, items);
+    }
+    cluster_sync();  // no block leaves while its peer may still arrive on its barriers
+    return;
+  }
+  __syncthreads();
+  if (threadIdx.x < 128) {  // producer warpgroup: one thread issues every load
+    if (threadIdx.x == 0) produce<kGemm1, false>(&map_a, &map_w, p, smem, full, empty, items);
+    return;
+  }
+  consume<kGemm1, false>(p, smem, full, empty, items);
+}
+
+// GEMM1's activation rows in expert order (row r = hidden_states[row_token[r]]), for TMA.
+__global__ void gather_rows(const uint4* __restrict__ hidden, const int* __restrict__ row_token,
+                            const int* __restrict__ offsets, int local, uint4* __restrict__ out) {
+  constexpr int kVec = kH / 16;
+  const int rows = offsets[local];
+  for (int r = blockIdx.x; r < rows; r += gridDim.x) {
+    const uint4* src = hidden + static_cast<int64_t>(row_token[r]) * kVec;
+    uint4* dst = out + static_cast<int64_t>(r) * kVec;
+    for (int i = threadIdx.x; i < kVec; i += blockDim.x) dst[i] = __ldg(src + i);
+  }
+}
+
+// ---- host side
+
+inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      f = nullptr;
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
+  }();
+  return fn;
+}
+
+// A row-major [rows, cols] byte matrix read in boxes of box_rows x 128 bytes, 128-byte swizzled
+// (the layout make_desc describes). Rows past the end read as zeros.
+inline bool byte_map(CUtensorMap* map, const void* base, uint64_t rows, uint64_t cols, uint32_t box_rows) {
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_tiled();
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[2] = {cols, rows};
+  const cuuint64_t strides[1] = {cols};
+  const cuuint32_t box[2] = {128, box_rows};
+  const cuuint32_t steps[2] = {1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<void*>(base), dims, strides, box, steps,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+template <bool kGemm1, bool kPersistent, bool kPair>
+void launch_ws(const CUtensorMap& map_a, const CUtensorMap& map_w, const Args& a, int max_tiles,
+               cudaStream_t stream) {
+  constexpr auto kernel = fp8_gemm_ws<kGemm1, kPersistent, kPair>;
+  static int sms = 0;  // per instantiation, as the attribute
+  if (sms == 0) {
+    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+    int device = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (sms < 1) sms = 1;
+  }
+  constexpr unsigned kTilesX = Shape<kGemm1>::kNOut / Shape<kGemm1>::BN;
+  const dim3 grid =
+      kPersistent ? dim3(static_cast<unsigned>(sms)) : dim3(kTilesX, static_cast<unsigned>(max_tiles));
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = kSmem;
+  config.stream = stream;
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = kPair ? 2 : 1;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  cudaLaunchKernelEx(&config, kernel, map_a, map_w, a);
+}
+
+// Calls this path is for: above 2048 tokens (below, the weights' streaming bounds the call and
+// fp8wg's kernels serve), in the shapes the kernels are written for.
+inline bool is_large(const DLTensor* routing_logits, const DLTensor* hidden_states,
+                     const DLTensor* gemm1_weights, const DLTensor* gemm2_weights) {
+  return routing_logits->shape[0] > 2048 && routing_logits->shape[1] == 256 &&
+         hidden_states->shape[1] == kH && gemm2_weights->shape[2] == kI && gemm1_weights->shape[1] == 2 * kI;
+}
+
+// The large call: routing as fp8wg's (tiles of kBM rows), the gather, both GEMMs warp-specialised
+// (kPersistent: one block an SM), the cast. 1 where a tensor map cannot be made or the tile list
+// would not fit the grid.
+template <bool kPersistent, bool kPair = false>
+int run_large(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTensor* hidden_states,
+              const DLTensor* hidden_states_scale, const DLTensor* gemm1_weights,
+              const DLTensor* gemm1_weights_scale, const DLTensor* gemm2_weights,
+              const DLTensor* gemm2_weights_scale, int32_t local_expert_offset, float routed_scaling_factor,
+              DLTensor* output, cudaStream_t stream) {
+  const CallSize n = call_size(routing_logits, gemm1_weights, kBM);
+  if (n.max_tiles > 65535) return 1;
+  Scratch b{};
+  const int64_t used = b.layout(nullptr, n.local, n.picks, n.max_rows, kI, n.outputs, n.max_tiles);
+  char* scratch = nullptr;
+  if (cudaMallocAsync(&scratch, used + n.max_rows * kH, stream) != cudaSuccess) return 1;
+  b.layout(scratch, n.local, n.picks, n.max_rows, kI, n.outputs, n.max_tiles);
+  auto* rows = reinterpret_cast<uint8_t*>(scratch + used);  // used is a multiple of 256
+
+  CUtensorMap a1, w1, a2, w2;
+  if (!byte_map(&a1, rows, n.max_rows, kH, kPair ? 64 : kBM) ||
+      !byte_map(&w1, gemm1_weights->data, static_cast<uint64_t>(n.local) * 2 * kI, kH, 64) ||
+      !byte_map(&a2, b.act, n.max_rows, kI, kPair ? 64 : kBM) ||
+      !byte_map(&w2, gemm2_weights->data, static_cast<uint64_t>(n.local) * kH, kI, 128)) {
+    cudaFreeAsync(scratch, stream);
+    return 1;
+  }
+  launch_routing<false>(routing_logits, routing_bias, n.tokens, local_expert_offset, n.local,
+                        routed_scaling_factor, kBM, n.max_tiles, n.outputs, 0, b, stream);
+  const int64_t gather_blocks = n.max_rows < 132 * 16 ? n.max_rows : 132 * 16;
+  gather_rows<<<static_cast<unsigned>(gather_blocks), 224, 0, stream>>>(
+      static_cast<const uint4*>(hidden_states->data), b.row_token, b.offsets, n.local,
+      reinterpret_cast<uint4*>(rows));
+
+  Args g1{static_cast<const float*>(hidden_states_scale->data),
+          static_cast<const float*>(gemm1_weights_scale->data),
+          b.offsets,
+          b.tiles,
+          b.num_tiles,
+          b.row_token,
+          b.row_weight,
+          n.tokens,
+          b.act,
+          b.act_scale,
+          b.sum};
+  launch_ws<true, kPersistent, kPair>(a1, w1, g1, static_cast<int>(n.max_tiles), stream);
+  Args g2 = g1;
+  g2.a_scale = b.act_scale;
+  g2.w_scale = static_cast<const float*>(gemm2_weights_scale->data);
+  launch_ws<false, kPersistent, kPair>(a2, w2, g2, static_cast<int>(n.max_tiles), stream);
+  launch_to_bf16(b.sum, n.outputs, output, stream);
+  cudaFreeAsync(scratch, stream);
+  return 0;
+}
+
+// The fp8ws candidates' entry: the large calls here, the others as fp8wg.
+template <bool kPersistent, bool kPair = false>
+int run(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTensor* hidden_states,
+        const DLTensor* hidden_states_scale, const DLTensor* gemm1_weights,
+        const DLTensor* gemm1_weights_scale, const DLTensor* gemm2_weights,
+        const DLTensor* gemm2_weights_scale, int32_t local_expert_offset, float routed_scaling_factor,
+        DLTensor* output, cudaStream_t stream) {
+  if (!is_large(routing_logits, hidden_states, gemm1_weights, gemm2_weights))
+    return moe_fp8_grouped::run<Fp8wgPlan>(
+        routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
+        gemm2_weights, gemm2_weights_scale, local_expert_offset, routed_scaling_factor, output, stream);
+  return run_large<kPersistent, kPair>(routing_logits, routing_bias, hidden_states, hidden_states_scale,
+                                       gemm1_weights, gemm1_weights_scale, gemm2_weights, gemm2_weights_scale,
+                                       local_expert_offset, routed_scaling_factor, output, stream);
+}
+
+}  // namespace moe_fp8_grouped::ws
