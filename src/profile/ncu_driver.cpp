@@ -20,9 +20,14 @@ std::optional<std::filesystem::path> find_ncu() {
 }
 
 std::vector<std::string> ncu_command(const std::filesystem::path& ncu, const NcuRequest& r) {
+  // ncu and the eval under it run in work_dir (run_ncu), so a path relative to ours would name
+  // another file there: every path they are given is absolute.
+  const auto absolute = [](const std::filesystem::path& p) {
+    return p.empty() ? p : std::filesystem::absolute(p);
+  };
   EvalInvocation eval;
   eval.definition = r.definition;
-  eval.solution = r.solution;
+  eval.solution = absolute(r.solution);
   eval.backend = "cuda";
   eval.correctness_trials = 2;  // the second call of each workload is the one profiled
   eval.timing = false;
@@ -30,7 +35,7 @@ std::vector<std::string> ncu_command(const std::filesystem::path& ncu, const Ncu
   // ncu: see SandboxMode.
   eval.sandbox = sandbox_mode() == SandboxMode::off ? "off" : "profiled";
   eval.workloads = r.workloads;
-  eval.trace_set = r.trace_set;
+  eval.trace_set = absolute(r.trace_set);
   eval.gpus = r.gpus;
   std::vector<std::string> argv{ncu.string(),
                                 "--clock-control",
@@ -46,8 +51,8 @@ std::vector<std::string> ncu_command(const std::filesystem::path& ncu, const Ncu
                                 "--page",
                                 "raw",
                                 "--log-file",
-                                (r.work_dir / "ncu.csv").string(),
-                                r.kharness.string()};
+                                (absolute(r.work_dir) / "ncu.csv").string(),
+                                absolute(r.kharness).string()};
   const std::vector<std::string> eval_arguments = eval.arguments();
   argv.insert(argv.end(), eval_arguments.begin(), eval_arguments.end());
   return argv;

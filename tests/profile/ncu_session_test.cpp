@@ -69,6 +69,32 @@ TEST(NcuDriver, OneSessionEvaluatesEveryWorkloadAndSelectsTheSecondCall) {
   EXPECT_EQ(*(sandbox + 1), "profiled");
 }
 
+// ncu runs in the work folder: a relative --solution, --trace-set or --out of the user's would
+// name files there, so every path in its command is absolute (a profile of
+// `--solution .devpack/x.json` once had its eval under ncu fail with "File does not exist").
+TEST(NcuDriver, PathsInTheCommandAreAbsolute) {
+  NcuRequest r;
+  r.kharness = "build/kharness";
+  r.definition = "rmsnorm_h4096";
+  r.solution = "solutions/s.json";
+  r.trace_set = "traces";
+  r.workloads = {"u1"};
+  r.work_dir = "out/ncu";
+  const std::vector<std::string> argv = ncu_command("/usr/bin/ncu", r);
+  const auto after = [&argv](const std::string& flag) {
+    const auto it = std::find(argv.begin(), argv.end(), flag);
+    return it == argv.end() || it + 1 == argv.end() ? std::string() : *(it + 1);
+  };
+  const std::filesystem::path here = std::filesystem::current_path();
+  EXPECT_EQ(after("--solution"), (here / "solutions/s.json").string());
+  EXPECT_EQ(after("--trace-set"), (here / "traces").string());
+  EXPECT_EQ(after("--log-file"), (here / "out/ncu/ncu.csv").string());
+  EXPECT_NE(std::find(argv.begin(), argv.end(), (here / "build/kharness").string()), argv.end());
+  r.trace_set.clear();  // kharness's own operators: no --trace-set at all
+  const std::vector<std::string> own = ncu_command("/usr/bin/ncu", r);
+  EXPECT_EQ(std::find(own.begin(), own.end(), "--trace-set"), own.end());
+}
+
 // A stand-in for ncu: writes one launch per workload it is asked for, inside that
 // workload's range, except that a session of several workloads "misses" the last one.
 std::filesystem::path fake_ncu(const std::filesystem::path& dir) {
