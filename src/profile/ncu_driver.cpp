@@ -94,7 +94,16 @@ NcuRun run_ncu(const NcuRequest& r) {
   try {
     run.kernels = parse_ncu_raw_csv(text.str());
   } catch (const Error& e) {
-    run.note = fmt::format("ncu's CSV did not parse: {}", e.what());
+    // ncu writes its own errors into the CSV (e.g. "==ERROR== The application returned an error
+    // code (2)" when the eval under it failed): that line says more than the parse error.
+    std::string ncu_error;
+    for (std::string line; ncu_error.empty() && std::getline(text, line);)
+      if (line.rfind("==ERROR==", 0) == 0) ncu_error = line;
+    text.clear();
+    run.note = ncu_error.empty() ? fmt::format("ncu's CSV did not parse: {} (exit {}): see {}", e.what(),
+                                               p.exit_code(), (r.work_dir / "ncu.log").string())
+                                 : fmt::format("ncu failed (exit {}): {}: see {}", p.exit_code(), ncu_error,
+                                               (r.work_dir / "ncu.log").string());
     return run;
   }
   if (run.kernels.empty()) {

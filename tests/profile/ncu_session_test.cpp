@@ -197,5 +197,34 @@ TEST(NcuSession, ASessionWithNoLaunchAtAllIsNotRetriedPerRegime) {
   }
 }
 
+// When the eval under ncu fails, ncu writes its own error where the CSV should be: the note quotes
+// it and names the log with the eval's own words, not only the CSV's missing header.
+TEST(NcuSession, AFailedApplicationIsSaidWithNcusOwnError) {
+  test::TempDir dir;
+  const auto ncu = dir.path() / "ncu";
+  std::ofstream(ncu) << R"(#!/bin/sh
+prev=""
+for a in "$@"; do
+  [ "$prev" = "--log-file" ] && log="$a"
+  prev="$a"
+done
+echo "==ERROR== The application returned an error code (2)." > "$log"
+echo "--solution: File does not exist: s.json"
+exit 2
+)";
+  std::filesystem::permissions(ncu, std::filesystem::perms::owner_all);
+  ASSERT_EQ(setenv("KHARNESS_NCU", ncu.c_str(), 1), 0);
+  const ProfileRequest request = request_in(dir.path());
+  ProfileReport report = report_with({"a"});
+  attach_ncu_metrics(request, report);
+  unsetenv("KHARNESS_NCU");
+  ASSERT_EQ(report.regimes.size(), 1u);
+  const std::string& note = report.regimes[0].ncu_note;
+  EXPECT_NE(note.find("ncu failed (exit 2): ==ERROR== The application returned an error code (2)."),
+            std::string::npos)
+      << note;
+  EXPECT_NE(note.find("ncu.log"), std::string::npos) << note;
+}
+
 }  // namespace
 }  // namespace kh::profile
