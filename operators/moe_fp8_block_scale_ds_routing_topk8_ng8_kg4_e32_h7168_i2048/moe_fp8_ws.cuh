@@ -260,7 +260,10 @@ __device__ __forceinline__ void consume_stage(float (&acc)[kAcc], uint32_t a_bas
 
 // A consumer warpgroup's items: rows 64c .. 64c + 63 of each, this thread's rows r0 and r0 + 8
 // (wgmma's D layout), accumulated over the k blocks in the order the producer issued them.
-template <bool kGemm1, bool kPair>
+// kPrefetch: each k block's scales are loaded one k block ahead, so that their L2 latency hides
+// behind a whole stage's wgmmas; otherwise just before the stage's wait, which returns at once when
+// the producer is ahead.
+template <bool kGemm1, bool kPair, bool kPrefetch>
 __device__ void consume(const Args& p, uint8_t* smem, uint64_t* full, uint64_t* empty, Items items) {
   using S = Shape<kGemm1>;
   const int peer = kPair ? static_cast<int>(cluster_rank() ^ 1u) : -1;
@@ -285,9 +288,7 @@ __device__ void consume(const Args& p, uint8_t* smem, uint64_t* full, uint64_t* 
     float acc[kAcc];
 #pragma unroll
     for (int j = 0; j < kAcc; ++j) acc[j] = 0.0f;
-    for (int kb = 0; kb < S::KT; ++kb, ++it) {
-      const uint32_t s = it % kStages;
-      float sa[2][2], sw[2];  // loaded before the wait: their latency hides behind it
+    auto load_scales = [&](int kb, float(&sa)[2][2], float(&sw)[2]) {
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         if constexpr (kGemm1) {
@@ -300,6 +301,21 @@ __device__ void consume(const Args& p, uint8_t* smem, uint64_t* full, uint64_t* 
       }
       sw[0] = __ldg(sw_src + kb);
       sw[1] = kGemm1 ? __ldg(sw_src + kHalfScaleRows * S::KT + kb) : 0.0f;
+    };
+    float sa_next[2][2], sw_next[2];
+    if constexpr (kPrefetch) load_scales(0, sa_next, sw_next);
+    for (int kb = 0; kb < S::KT; ++kb, ++it) {
+      const uint32_t s = it % kStages;
+      float sa[2][2], sw[2];
+      if constexpr (kPrefetch) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) sa[j / 2][j % 2] = sa_next[j / 2][j % 2];
+        sw[0] = sw_next[0];
+        sw[1] = sw_next[1];
+        if (kb + 1 < S::KT) load_scales(kb + 1, sa_next, sw_next);
+      } else {
+        load_scales(kb, sa, sw);  // before the wait: their latency hides behind it when it waits
+      }
       mbar_wait(&full[s], (it / kStages) & 1);
       const uint32_t stage = smem_u32(smem + s * kStageBytes);
       consume_stage<kGemm1>(acc, stage + 64 * c * 128, stage + kTileBytes, sa, sw, &empty[s], peer);
@@ -313,8 +329,8 @@ __device__ void consume(const Args& p, uint8_t* smem, uint64_t* full, uint64_t* 
 
 // kPersistent: one block an SM walks the items; otherwise a (column tile, row tile) grid, one item
 // a block, blocks past the tile list leaving at once. kPair (not persistent): clusters of two
-// blocks share their A tiles (produce).
-template <bool kGemm1, bool kPersistent, bool kPair = false>
+// blocks share their A tiles (produce). kPrefetch: see consume.
+template <bool kGemm1, bool kPersistent, bool kPair = false, bool kPrefetch = false>
 __global__ void __launch_bounds__(kThreads, 1)
     fp8_gemm_ws(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_w,
                 Args p) {
@@ -340,7 +356,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x < 128) {
       if (threadIdx.x == 0) produce<kGemm1, true>(&map_a, &map_w, p, smem, full, empty, items);
     } else {
-      consume<kGemm1, true>(p, smem, full, empty, items);
+      consume<kGemm1, true, kPrefetch>(p, smem, full, empty, items);
     }
     cluster_sync();  // no block leaves while its peer may still arrive on its barriers
     return;
@@ -350,7 +366,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x == 0) produce<kGemm1, false>(&map_a, &map_w, p, smem, full, empty, items);
     return;
   }
-  consume<kGemm1, false>(p, smem, full, empty, items);
+  consume<kGemm1, false, kPrefetch>(p, smem, full, empty, items);
 }
 
 // GEMM1's activation rows in expert order (row r = hidden_states[row_token[r]]), for TMA.
@@ -394,10 +410,10 @@ inline bool byte_map(CUtensorMap* map, const void* base, uint64_t rows, uint64_t
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-template <bool kGemm1, bool kPersistent, bool kPair>
+template <bool kGemm1, bool kPersistent, bool kPair, bool kPrefetch>
 void launch_ws(const CUtensorMap& map_a, const CUtensorMap& map_w, const Args& a, int max_tiles,
                cudaStream_t stream) {
-  constexpr auto kernel = fp8_gemm_ws<kGemm1, kPersistent, kPair>;
+  constexpr auto kernel = fp8_gemm_ws<kGemm1, kPersistent, kPair, kPrefetch>;
   static int sms = 0;  // per instantiation, as the attribute
   if (sms == 0) {
     cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
@@ -435,7 +451,7 @@ inline bool is_large(const DLTensor* routing_logits, const DLTensor* hidden_stat
 // The large call: routing as fp8wg's (tiles of kBM rows), the gather, both GEMMs warp-specialised
 // (kPersistent: one block an SM), the cast. 1 where a tensor map cannot be made or the tile list
 // would not fit the grid.
-template <bool kPersistent, bool kPair = false>
+template <bool kPersistent, bool kPair = false, bool kPrefetch = false>
 int run_large(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTensor* hidden_states,
               const DLTensor* hidden_states_scale, const DLTensor* gemm1_weights,
               const DLTensor* gemm1_weights_scale, const DLTensor* gemm2_weights,
@@ -476,18 +492,18 @@ int run_large(const DLTensor* routing_logits, const DLTensor* routing_bias, cons
           b.act,
           b.act_scale,
           b.sum};
-  launch_ws<true, kPersistent, kPair>(a1, w1, g1, static_cast<int>(n.max_tiles), stream);
+  launch_ws<true, kPersistent, kPair, kPrefetch>(a1, w1, g1, static_cast<int>(n.max_tiles), stream);
   Args g2 = g1;
   g2.a_scale = b.act_scale;
   g2.w_scale = static_cast<const float*>(gemm2_weights_scale->data);
-  launch_ws<false, kPersistent, kPair>(a2, w2, g2, static_cast<int>(n.max_tiles), stream);
+  launch_ws<false, kPersistent, kPair, kPrefetch>(a2, w2, g2, static_cast<int>(n.max_tiles), stream);
   launch_to_bf16(b.sum, n.outputs, output, stream);
   cudaFreeAsync(scratch, stream);
   return 0;
 }
 
 // The fp8ws candidates' entry: the large calls here, the others as fp8wg.
-template <bool kPersistent, bool kPair = false>
+template <bool kPersistent, bool kPair = false, bool kPrefetch = false>
 int run(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTensor* hidden_states,
         const DLTensor* hidden_states_scale, const DLTensor* gemm1_weights,
         const DLTensor* gemm1_weights_scale, const DLTensor* gemm2_weights,
@@ -497,9 +513,9 @@ int run(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTe
     return moe_fp8_grouped::run<Fp8wgPlan>(
         routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
         gemm2_weights, gemm2_weights_scale, local_expert_offset, routed_scaling_factor, output, stream);
-  return run_large<kPersistent, kPair>(routing_logits, routing_bias, hidden_states, hidden_states_scale,
-                                       gemm1_weights, gemm1_weights_scale, gemm2_weights, gemm2_weights_scale,
-                                       local_expert_offset, routed_scaling_factor, output, stream);
+  return run_large<kPersistent, kPair, kPrefetch>(
+      routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
+      gemm2_weights, gemm2_weights_scale, local_expert_offset, routed_scaling_factor, output, stream);
 }
 
 }  // namespace moe_fp8_grouped::ws
