@@ -85,7 +85,7 @@ OperatorEntry read_manifest(const std::filesystem::path& dir, const std::filesys
   e.references = entry_points(manifest, "references", manifest_path);
   e.baselines = entry_points(manifest, "baselines", manifest_path);
   if (manifest.contains("timing")) {
-    const ordered_json timing = manifest["timing"];
+    const ordered_json& timing = manifest["timing"];
     if (timing.contains("warmup")) e.warmup = timing["warmup"].get<int>();
     if (timing.contains("iterations")) e.iterations = timing["iterations"].get<int>();
   }

@@ -98,7 +98,7 @@ TEST(NcuDriver, PathsInTheCommandAreAbsolute) {
 // A stand-in for ncu: writes one launch per workload it is asked for, inside that
 // workload's range, except that a session of several workloads "misses" the last one.
 std::filesystem::path fake_ncu(const std::filesystem::path& dir) {
-  const auto path = dir / "ncu";
+  auto path = dir / "ncu";
   std::ofstream(path) << R"(#!/bin/sh
 log=""; workloads=""; prev=""
 for a in "$@"; do
