@@ -9,6 +9,7 @@
 #include <cerrno>
 
 #include "base/child_process.h"
+#include "base/fd_pipe.h"
 #include "base/os_error.h"
 #include "base/output_capture.h"
 #include "base/unique_fd.h"
@@ -19,20 +20,6 @@ namespace kh {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct Pipe {
-  UniqueFd read;
-  UniqueFd write;
-};
-
-Pipe make_pipe() {
-  int fds[2];
-  // O_CLOEXEC: a child started concurrently by another thread must not inherit our
-  // write end, or our reader would wait for that other child to finish.
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw os_error("pipe2");
-  ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
-  return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
-}
 
 // Reads what is available; false at end of file.
 bool drain(int fd, OutputCapture& into, const std::function<void(std::string_view)>& on_output) {
@@ -66,8 +53,8 @@ ProcessRun not_executed(const ProcessSpec& spec, const Error& e, Clock::time_poi
 ProcessRun run_process(ProcessSpec spec, const RunOptions& options) {
   if (spec.argv.empty()) throw Error("run_process: empty command");
   const auto start = Clock::now();
-  Pipe out = make_pipe();
-  Pipe err = options.merge_output ? Pipe{} : make_pipe();
+  FdPipe out = make_fd_pipe(/*nonblocking_read=*/true);
+  FdPipe err = options.merge_output ? FdPipe{} : make_fd_pipe(/*nonblocking_read=*/true);
   spec.stdin_fd = -1;
   spec.stdout_fd = out.write.get();
   spec.stderr_fd = options.merge_output ? out.write.get() : err.write.get();

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "base/detail/child_exec.h"
+#include "base/fd_pipe.h"
 #include "base/jail/detail/jail_plan.h"
 #include "base/jail/environment_allow_list.h"
 #include "base/os_error.h"
@@ -23,17 +24,6 @@ extern char** environ;
 
 namespace kh::detail {
 namespace {
-
-struct Pipe {
-  UniqueFd read;
-  UniqueFd write;
-};
-
-Pipe make_pipe() {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw os_error("pipe2");
-  return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
-}
 
 // A parked copy of the parent's descriptor (or of /dev/null for -1), owned here.
 UniqueFd parked_copy(int fd) {
@@ -174,21 +164,21 @@ StartAttempt start_child(const ProcessSpec& spec, const JailPlan* jail_in) {
     parked.push_back(parked_copy(source));
     plan.fds.emplace_back(target, parked.back().get());
   }
-  Pipe report = make_pipe();
+  FdPipe report = make_fd_pipe();
   UniqueFd report_write = park_fd(std::move(report.write));
   plan.error_pipe_fd = report_write.get();
 
   std::optional<JailPlan> jail_copy;
-  Pipe sync;
-  Pipe status;
+  FdPipe sync;
+  FdPipe status;
   UniqueFd sync_read;
   UniqueFd status_write;
   if (jail_in != nullptr) {
     jail_copy = *jail_in;
     hand_over_writable_folders(spec, *jail_copy);
     if (jail_copy->namespaces) {
-      sync = make_pipe();
-      status = make_pipe();
+      sync = make_fd_pipe();
+      status = make_fd_pipe();
       sync_read = park_fd(std::move(sync.read));
       status_write = park_fd(std::move(status.write));
       jail_copy->sync_fd = sync_read.get();
