@@ -23,6 +23,8 @@ void count(SassSummary& f, const std::string& op) {
     ++f.global_loads;
     if (op.find(".128") != std::string::npos || op.find(".256") != std::string::npos) ++f.global_loads_128;
   }
+  if ((base == "LDGSTS" && op.find(".128") != std::string::npos) || base == "UTMALDG" || base == "UBLKCP")
+    ++f.async_copies_wide;
   if (base == "STG") {
     ++f.global_stores;
     if (op.find(".128") != std::string::npos || op.find(".256") != std::string::npos) ++f.global_stores_128;

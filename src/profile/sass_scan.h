@@ -24,6 +24,9 @@ struct SassSummary {
   long hgmma = 0, qgmma = 0, hmma = 0, other_mma = 0;
   long ffma = 0;
   long global_loads = 0, global_loads_128 = 0;
+  // Copies from global memory that bypass the registers 16 bytes or more at a time: cp.async
+  // of 16 bytes (LDGSTS.128), TMA tensor loads (UTMALDG), bulk copies (UBLKCP).
+  long async_copies_wide = 0;
   long global_stores = 0, global_stores_128 = 0;
   long local_loads = 0, local_stores = 0;
   long barriers = 0;

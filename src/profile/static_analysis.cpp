@@ -37,7 +37,9 @@ void sass_warnings(const SassSummary& f, bool spilled, const StaticContext& c,
                      "lives in local memory; unroll or index it with constants",
                      f.local_loads + f.local_stores)});
   }
-  if (c.memory_bound && f.global_loads > 0 && f.global_loads_128 == 0) {
+  // A kernel that streams its operands with wide asynchronous copies (cp.async, TMA) keeps
+  // scalar LDGs for scales and indices: telling it to vectorise those misleads.
+  if (c.memory_bound && f.global_loads > 0 && f.global_loads_128 == 0 && f.async_copies_wide == 0) {
     out.push_back(
         {demangle(f.function), "narrow_loads",
          fmt::format("{} global loads, none 128-bit, in a memory-bound operator: vectorise (16-byte "

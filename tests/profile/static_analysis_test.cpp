@@ -74,7 +74,7 @@ const SassSummary& sass_of(const std::vector<SassSummary>& all, const std::strin
 TEST(PtxasResources, ParsesEveryEntryOfARealBuild) {
   KH_REQUIRE_NVCC();
   const auto r = parse_ptxas_resources(probe()->log);
-  ASSERT_EQ(r.size(), 5u) << probe()->log;
+  ASSERT_EQ(r.size(), 6u) << probe()->log;
   for (const auto& k : r) EXPECT_EQ(k.arch, "sm_90a") << k.name;
   const auto& spill = resources_of(r, "spilling");
   EXPECT_LE(spill.registers, 32);  // __launch_bounds__(256, 8)
@@ -94,7 +94,7 @@ TEST(SassScan, FindsTensorCoresWideLoadsAndLocalMemory) {
                        probe()->library.parent_path(), std::chrono::minutes(1));
   ASSERT_EQ(out.exit_code(), 0) << out.out;
   const auto sass = parse_sass(out.out);
-  ASSERT_EQ(sass.size(), 5u);
+  ASSERT_EQ(sass.size(), 6u);
   EXPECT_GT(sass_of(sass, "tensor_core").hmma, 0);
   EXPECT_EQ(sass_of(sass, "narrow_copy").tensor, 0);
   EXPECT_GT(sass_of(sass, "wide_copy").global_loads_128, 0);
@@ -103,6 +103,10 @@ TEST(SassScan, FindsTensorCoresWideLoadsAndLocalMemory) {
   EXPECT_GT(sass_of(sass, "spilling").local_stores, 0);
   EXPECT_GT(sass_of(sass, "indexed_local").barriers, 0);
   EXPECT_EQ(sass_of(sass, "wide_copy").arch, "sm_90a");
+  EXPECT_GT(sass_of(sass, "async_stream").async_copies_wide, 0);
+  EXPECT_EQ(sass_of(sass, "async_stream").global_loads_128, 0);
+  EXPECT_GT(sass_of(sass, "async_stream").global_loads, 0);  // the scale
+  EXPECT_EQ(sass_of(sass, "narrow_copy").async_copies_wide, 0);
 }
 
 TEST(StaticAnalysis, WarnsOnTheRealBinary) {
@@ -119,7 +123,8 @@ TEST(StaticAnalysis, WarnsOnTheRealBinary) {
   EXPECT_TRUE(has("local_memory", "indexed_local("));
   EXPECT_TRUE(has("narrow_loads", "narrow_copy("));
   EXPECT_FALSE(has("narrow_loads", "wide_copy("));
-  EXPECT_FALSE(has("no_tensor_cores", ""));  // fp32 operator: tensor cores not expected
+  EXPECT_FALSE(has("narrow_loads", "async_stream("));  // its bytes move by cp.async
+  EXPECT_FALSE(has("no_tensor_cores", ""));            // fp32 operator: tensor cores not expected
 }
 
 // The rule table with synthetic evidence: each rule fires on its case and only there.
@@ -153,6 +158,35 @@ TEST(StaticRules, SpillsAndNarrowLoads) {
   EXPECT_EQ(w[1].kind, "narrow_loads");
   EXPECT_TRUE(static_warnings({k}, {f}, {ComputeUnit::fp32, false}).size() ==
               1u);  // compute-bound: no load rule
+}
+
+TEST(StaticRules, ScalarLoadsBesideTmaOrCpAsyncAreNotNarrowLoads) {
+  const std::string head =
+      "\tcode for sm_90a\n\t\tFunction : _Z6streamv\n"
+      "        /*0100*/                   LDG.E R2, desc[UR4][R6.64] ;\n";
+  for (const char* op : {"UTMALDG.2D [UR8], [UR4]", "LDGSTS.E.BYPASS.LTC128B.128 [R3], desc[UR4][R4.64]",
+                         "UBLKCP.S.G [UR4], [UR6], UR8"}) {
+    const auto sass = parse_sass(head + "        /*0110*/                   " + op + " ;\n");
+    EXPECT_TRUE(static_warnings({}, sass, {ComputeUnit::fp32, true}).empty()) << op;
+  }
+  // The scalar load alone, or beside a 4-byte cp.async, is how the bytes move: warned.
+  EXPECT_EQ(static_warnings({}, parse_sass(head), {ComputeUnit::fp32, true}).size(), 1u);
+  const auto narrow_async =
+      parse_sass(head + "        /*0110*/                   LDGSTS.E [R3], desc[UR4][R4.64] ;\n");
+  EXPECT_EQ(static_warnings({}, narrow_async, {ComputeUnit::fp32, true}).size(), 1u);
+}
+
+TEST(SassScan, CountsWideAsynchronousCopies) {
+  const auto sass = parse_sass(
+      "\tcode for sm_90a\n\t\tFunction : _Z6streamv\n"
+      "        /*0100*/                   UTMALDG.2D [UR8], [UR4] ;\n"
+      "        /*0110*/              @!P0 LDGSTS.E.BYPASS.LTC128B.128 [R3], desc[UR4][R4.64] ;\n"
+      "        /*0120*/                   LDGSTS.E [R3], desc[UR4][R4.64] ;\n"
+      "        /*0130*/                   LDG.E R2, desc[UR4][R6.64] ;\n");
+  ASSERT_EQ(sass.size(), 1u);
+  EXPECT_EQ(sass[0].async_copies_wide, 2);  // the 4-byte LDGSTS is not wide
+  EXPECT_EQ(sass[0].global_loads, 1);
+  EXPECT_EQ(sass[0].global_loads_128, 0);
 }
 
 }  // namespace

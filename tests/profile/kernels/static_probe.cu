@@ -14,6 +14,21 @@ __global__ void narrow_copy(const float* in, float* out, int n) {
   if (i < n) out[i] = in[i] * 2.0f;
 }
 
+// Bulk data through 16-byte asynchronous copies (LDGSTS.128), one scalar load beside them (a
+// scale): its narrow LDG is not how the bytes move.
+__global__ void async_stream(const float4* in, const float* scale, float* out, int n) {
+  __shared__ float4 tile[256];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(&tile[threadIdx.x]));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(in + i));
+  }
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+  __syncthreads();
+  const float4 v = tile[threadIdx.x];
+  if (i < n) out[i] = (v.x + v.y + v.z + v.w) * scale[blockIdx.x];
+}
+
 // An array indexed at run time: local memory, and a barrier.
 __global__ void indexed_local(float* data, int k) {
   float buf[256];
