@@ -11,10 +11,8 @@
 // expert order (gather_rows: ~2 x 190 MB at 14107 tokens, a few percent of the call).
 #pragma once
 
-#include <cuda.h>
-#include <cudaTypedefs.h>
-
 #include "moe_fp8_grouped.cuh"
+#include "moe_tma.cuh"
 
 namespace moe_fp8_grouped::ws {
 
@@ -25,71 +23,18 @@ constexpr int kTileBytes = kBM * 128;        // one 128-row x 128-byte operand t
 constexpr int kStageBytes = 2 * kTileBytes;  // A tile then B tile
 constexpr int kConsumerWarps = 8;            // arrivals that free a stage
 constexpr int kSmem = kStages * kStageBytes + 2 * kStages * 8 + 1024;  // + mbarriers + alignment
-
-// ---- mbarriers and TMA (PTX ISA 8.0, sm_90)
-__device__ __forceinline__ void mbar_init(uint64_t* bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_init_fence() {
-  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-}
-__device__ __forceinline__ void mbar_expect_tx(uint64_t* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_u32(bar)), "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_u32(bar)) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity) {
-  uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(smem_u32(bar)), "r"(parity)
-        : "memory");
-  } while (!done);
-}
-// Arrival on the mbarrier at bar's offset in the shared memory of cluster block `cta`.
-__device__ __forceinline__ void mbar_arrive_remote(uint64_t* bar, uint32_t cta) {
-  asm volatile(
-      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
-      "r"(cta)
-      : "memory");
-}
-__device__ __forceinline__ uint32_t cluster_rank() {
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-  return r;
-}
-// Every thread of every block of the cluster. Not .aligned: the producer warp's lanes arrive apart.
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
-}
-// Box (x = k byte, y = row) of a 2D byte map into shared memory; completion counted on bar.
-__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, int x, int y, uint64_t* bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], "
-      "[%2];\n" ::"r"(smem_u32(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "r"(x), "r"(y)
-      : "memory");
-}
-// The same box into the same offset of every cluster block in `mask`, each block's mbarrier at
-// bar's offset counting the bytes it receives.
-__device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap* map, int x, int y,
-                                                   uint64_t* bar, uint16_t mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], "
-      "[%1, "
-      "{%4, %5}], [%2], %3;\n" ::"r"(smem_u32(dst)),
-      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(bar)), "h"(mask), "r"(x), "r"(y)
-      : "memory");
-}
+// kTmaScales: each stage also receives its k block's block scales by TMA, into a ring of slots after
+// the operand stages: the activation scales of the tile's 128 rows (GEMM1: [128] floats; GEMM2: [128][4],
+// the k block's two 64-column scales and two unused), then 16 bytes of each weight scale row from the
+// k block on (GEMM1: X1's, then X2's 128 bytes further: a TMA tensor copy lands 128-byte aligned).
+constexpr int kScaleW = 2048;  // offset of the weight scales in a slot
+constexpr int kScaleSlot = kScaleW + 256;
+constexpr int kSmemTmaScales = kSmem + kStages * kScaleSlot;
 
 template <bool kGemm1>
 struct Shape {
   static constexpr int K = kGemm1 ? kH : kI, KT = K / kStepK;
+  static constexpr int kScaleBytes = kGemm1 ? 128 * 4 + 2 * 16 : 128 * 16 + 16;  // a stage's TMA'd scales
   static constexpr int kNOut = kGemm1 ? kI : kH;
   static constexpr int kHalves = kGemm1 ? 2 : 1;  // GEMM1: matching X1 and X2 columns
   static constexpr int BN = kGemm1 ? 64 : 128;    // output columns a block (a half)
@@ -121,6 +66,13 @@ struct Items {
   int first, stride, total;
 };
 
+// The tensor maps of the block scales (kTmaScales): the activation scales (GEMM1: gathered into expert
+// order, [K / 128][rows]; GEMM2: [rows][I / 64]) and the weight scales ([experts * block rows][K / 128]).
+struct ScaleMaps {
+  const CUtensorMap* a;
+  const CUtensorMap* w;
+};
+
 // Where item i's rows and columns are: expert e, its first row in expert order, the rows it has
 // (<= kBM), its first output column (per half).
 struct Item {
@@ -145,9 +97,9 @@ __device__ __forceinline__ Item item_at(const Args& p, int i) {
 // block's producer loads half of the shared A tile (64 rows) into both blocks, so a stage takes
 // 24 KB from L2 a block instead of 32 KB. A stage is reused only when both blocks' consumers have
 // released it (empty counts the pair's consumer warps).
-template <bool kGemm1, bool kPair>
+template <bool kGemm1, bool kPair, bool kTmaScales = false>
 __device__ void produce(const CUtensorMap* map_a, const CUtensorMap* map_w, const Args& p, uint8_t* smem,
-                        uint64_t* full, uint64_t* empty, Items items) {
+                        uint64_t* full, uint64_t* empty, Items items, ScaleMaps scales = {}) {
   const uint32_t rank = kPair ? cluster_rank() : 0;
   using S = Shape<kGemm1>;
   uint32_t it = 0;  // k blocks issued so far
@@ -158,7 +110,7 @@ __device__ void produce(const CUtensorMap* map_a, const CUtensorMap* map_w, cons
       const uint32_t s = it % kStages;
       if (it >= kStages) mbar_wait(&empty[s], ((it / kStages) - 1) & 1);
       uint8_t* stage = smem + s * kStageBytes;
-      mbar_expect_tx(&full[s], kStageBytes);
+      mbar_expect_tx(&full[s], kTmaScales ? kStageBytes + S::kScaleBytes : kStageBytes);
       if constexpr (kPair)
         tma_load_multicast(stage + rank * 64 * 128, map_a, kb * kStepK, w.row0 + 64 * static_cast<int>(rank),
                            &full[s], 0x3);
@@ -166,6 +118,16 @@ __device__ void produce(const CUtensorMap* map_a, const CUtensorMap* map_w, cons
         tma_load(stage, map_a, kb * kStepK, w.row0, &full[s]);
       tma_load(stage + kTileBytes, map_w, kb * kStepK, w_row, &full[s]);
       if constexpr (kGemm1) tma_load(stage + kTileBytes + 64 * 128, map_w, kb * kStepK, w_row + kI, &full[s]);
+      if constexpr (kTmaScales) {
+        uint8_t* slot = smem + kStages * kStageBytes + s * kScaleSlot;
+        if constexpr (kGemm1)
+          tma_load(slot, scales.a, w.row0, kb, &full[s]);  // box: 128 rows of one k block
+        else
+          tma_load(slot, scales.a, 2 * kb, w.row0, &full[s]);  // box: 4 scales of 128 rows
+        const int scale_row = w_row / kBlock;                  // X1's (GEMM1), the tile's (GEMM2)
+        tma_load(slot + kScaleW, scales.w, kb, scale_row, &full[s]);
+        if constexpr (kGemm1) tma_load(slot + kScaleW + 128, scales.w, kb, scale_row + kI / kBlock, &full[s]);
+      }
     }
   }
 }
@@ -258,12 +220,27 @@ __device__ __forceinline__ void consume_stage(float (&acc)[kAcc], uint32_t a_bas
   }
 }
 
+// A k block's scales from its stage's slot (kTmaScales): this thread's rows r0 and r0 + 8.
+template <bool kGemm1>
+__device__ __forceinline__ void read_scales(const uint8_t* slot, int r0, float (&sa)[2][2], float (&sw)[2]) {
+  const float* a = reinterpret_cast<const float*>(slot);
+  const float* w = reinterpret_cast<const float*>(slot + kScaleW);
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int r = r0 + 8 * half;
+    sa[0][half] = kGemm1 ? a[r] : a[4 * r];
+    sa[1][half] = kGemm1 ? sa[0][half] : a[4 * r + 1];
+  }
+  sw[0] = w[0];
+  sw[1] = kGemm1 ? w[32] : 0.0f;
+}
+
 // A consumer warpgroup's items: rows 64c .. 64c + 63 of each, this thread's rows r0 and r0 + 8
 // (wgmma's D layout), accumulated over the k blocks in the order the producer issued them.
 // kPrefetch: each k block's scales are loaded one k block ahead, so that their L2 latency hides
 // behind a whole stage's wgmmas; otherwise just before the stage's wait, which returns at once when
 // the producer is ahead.
-template <bool kGemm1, bool kPair, bool kPrefetch>
+template <bool kGemm1, bool kPair, bool kPrefetch, bool kTmaScales = false>
 __device__ void consume(const Args& p, uint8_t* smem, uint64_t* full, uint64_t* empty, Items items) {
   using S = Shape<kGemm1>;
   const int peer = kPair ? static_cast<int>(cluster_rank() ^ 1u) : -1;
@@ -313,10 +290,12 @@ __device__ void consume(const Args& p, uint8_t* smem, uint64_t* full, uint64_t* 
         sw[0] = sw_next[0];
         sw[1] = sw_next[1];
         if (kb + 1 < S::KT) load_scales(kb + 1, sa_next, sw_next);
-      } else {
+      } else if constexpr (!kTmaScales) {
         load_scales(kb, sa, sw);  // before the wait: their latency hides behind it when it waits
       }
       mbar_wait(&full[s], (it / kStages) & 1);
+      if constexpr (kTmaScales)
+        read_scales<kGemm1>(smem + kStages * kStageBytes + s * kScaleSlot, r0, sa, sw);
       const uint32_t stage = smem_u32(smem + s * kStageBytes);
       consume_stage<kGemm1>(acc, stage + 64 * c * 128, stage + kTileBytes, sa, sw, &empty[s], peer);
     }
@@ -369,6 +348,40 @@ __global__ void __launch_bounds__(kThreads, 1)
   consume<kGemm1, false, kPrefetch>(p, smem, full, empty, items);
 }
 
+// fp8_gemm_ws, persistent, with the block scales streamed into the stages by TMA beside the operand
+// tiles (kTmaScales), so that the consumers read them from shared memory: loaded from global memory
+// by the consumers, they queue behind the stages' bulk traffic and the fold waits for them.
+template <bool kGemm1>
+__global__ void __launch_bounds__(kThreads, 1)
+    fp8_gemm_ws_tma_scales(const __grid_constant__ CUtensorMap map_a,
+                           const __grid_constant__ CUtensorMap map_w,
+                           const __grid_constant__ CUtensorMap map_sa,
+                           const __grid_constant__ CUtensorMap map_sw, Args p) {
+  extern __shared__ __align__(1024) uint8_t smem_raw[];
+  uint8_t* smem = smem_raw + ((1024u - (smem_u32(smem_raw) & 1023u)) & 1023u);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + kStages * (kStageBytes + kScaleSlot));
+  uint64_t* empty = full + kStages;
+  Items items;
+  items.total = *p.num_tiles * (Shape<kGemm1>::kNOut / Shape<kGemm1>::BN);
+  items.first = static_cast<int>(blockIdx.x);
+  items.stride = static_cast<int>(gridDim.x);
+  if (items.first >= items.total) return;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], kConsumerWarps);
+    }
+    mbar_init_fence();
+  }
+  __syncthreads();
+  if (threadIdx.x < 128) {
+    if (threadIdx.x == 0)
+      produce<kGemm1, false, true>(&map_a, &map_w, p, smem, full, empty, items, ScaleMaps{&map_sa, &map_sw});
+    return;
+  }
+  consume<kGemm1, false, false, true>(p, smem, full, empty, items);
+}
+
 // GEMM1's activation rows in expert order (row r = hidden_states[row_token[r]]), for TMA.
 __global__ void gather_rows(const uint4* __restrict__ hidden, const int* __restrict__ row_token,
                             const int* __restrict__ offsets, int local, uint4* __restrict__ out) {
@@ -381,63 +394,74 @@ __global__ void gather_rows(const uint4* __restrict__ hidden, const int* __restr
   }
 }
 
-// ---- host side
-
-inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
-  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* f = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &found) !=
-            cudaSuccess ||
-        found != cudaDriverEntryPointSuccess)
-      f = nullptr;
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
-  }();
-  return fn;
+// GEMM1's activation scales in expert order, for TMA: out[kb][r] = scale[kb][row_token[r]] (kTmaScales),
+// rows_pad floats a k block.
+__global__ void gather_scales(const float* __restrict__ scale, const int* __restrict__ row_token,
+                              const int* __restrict__ offsets, int local, int tokens, int64_t rows_pad,
+                              float* __restrict__ out) {
+  constexpr int kKt = kH / kBlock;
+  const int64_t rows = offsets[local];
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < rows * kKt;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t kb = i / rows, r = i % rows;  // r fastest: the stores coalesce
+    out[kb * rows_pad + r] = __ldg(scale + kb * tokens + row_token[r]);
+  }
 }
 
-// A row-major [rows, cols] byte matrix read in boxes of box_rows x 128 bytes, 128-byte swizzled
-// (the layout make_desc describes). Rows past the end read as zeros.
-inline bool byte_map(CUtensorMap* map, const void* base, uint64_t rows, uint64_t cols, uint32_t box_rows) {
-  const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_tiled();
-  if (encode == nullptr) return false;
-  const cuuint64_t dims[2] = {cols, rows};
-  const cuuint64_t strides[1] = {cols};
-  const cuuint32_t box[2] = {128, box_rows};
-  const cuuint32_t steps[2] = {1, 1};
-  return encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<void*>(base), dims, strides, box, steps,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+// ---- host side
+
+inline int sm_count() {
+  static const int sms = [] {
+    int device = 0, n = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device);
+    return n < 1 ? 1 : n;
+  }();
+  return sms;
+}
+
+// Launches one of the warp-specialised GEMM kernels: kThreads threads, smem bytes of dynamic shared
+// memory, clusters of cluster_x blocks along x.
+template <class... Params, class... Values>
+void launch_gemm(void (*kernel)(Params...), dim3 grid, int smem, unsigned cluster_x, cudaStream_t stream,
+                 const Values&... values) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = cluster_x;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  cudaLaunchKernelEx(&config, kernel, values...);
 }
 
 template <bool kGemm1, bool kPersistent, bool kPair, bool kPrefetch>
 void launch_ws(const CUtensorMap& map_a, const CUtensorMap& map_w, const Args& a, int max_tiles,
                cudaStream_t stream) {
   constexpr auto kernel = fp8_gemm_ws<kGemm1, kPersistent, kPair, kPrefetch>;
-  static int sms = 0;  // per instantiation, as the attribute
-  if (sms == 0) {
-    cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
-    int device = 0;
-    cudaGetDevice(&device);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    if (sms < 1) sms = 1;
-  }
+  static const bool sized =  // per instantiation, as the attribute
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem) == cudaSuccess;
+  (void)sized;
   constexpr unsigned kTilesX = Shape<kGemm1>::kNOut / Shape<kGemm1>::BN;
   const dim3 grid =
-      kPersistent ? dim3(static_cast<unsigned>(sms)) : dim3(kTilesX, static_cast<unsigned>(max_tiles));
-  cudaLaunchConfig_t config{};
-  config.gridDim = grid;
-  config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = kSmem;
-  config.stream = stream;
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = kPair ? 2 : 1;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  config.attrs = &cluster;
-  config.numAttrs = 1;
-  cudaLaunchKernelEx(&config, kernel, map_a, map_w, a);
+      kPersistent ? dim3(static_cast<unsigned>(sm_count())) : dim3(kTilesX, static_cast<unsigned>(max_tiles));
+  launch_gemm(kernel, grid, kSmem, kPair ? 2u : 1u, stream, map_a, map_w, a);
+}
+
+template <bool kGemm1>
+void launch_ws_tma_scales(const CUtensorMap& map_a, const CUtensorMap& map_w, const CUtensorMap& map_sa,
+                          const CUtensorMap& map_sw, const Args& a, cudaStream_t stream) {
+  constexpr auto kernel = fp8_gemm_ws_tma_scales<kGemm1>;
+  static const bool sized = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 kSmemTmaScales) == cudaSuccess;
+  (void)sized;
+  launch_gemm(kernel, dim3(static_cast<unsigned>(sm_count())), kSmemTmaScales, 1u, stream, map_a, map_w,
+              map_sa, map_sw, a);
 }
 
 // Calls this path is for: above 2048 tokens (below, the weights' streaming bounds the call and
@@ -451,7 +475,7 @@ inline bool is_large(const DLTensor* routing_logits, const DLTensor* hidden_stat
 // The large call: routing as fp8wg's (tiles of kBM rows), the gather, both GEMMs warp-specialised
 // (kPersistent: one block an SM), the cast. 1 where a tensor map cannot be made or the tile list
 // would not fit the grid.
-template <bool kPersistent, bool kPair = false, bool kPrefetch = false>
+template <bool kPersistent, bool kPair = false, bool kPrefetch = false, bool kTmaScales = false>
 int run_large(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTensor* hidden_states,
               const DLTensor* hidden_states_scale, const DLTensor* gemm1_weights,
               const DLTensor* gemm1_weights_scale, const DLTensor* gemm2_weights,
@@ -462,9 +486,12 @@ int run_large(const DLTensor* routing_logits, const DLTensor* routing_bias, cons
   Scratch b{};
   const int64_t used = b.layout(nullptr, n.local, n.picks, n.max_rows, kI, n.outputs, n.max_tiles);
   char* scratch = nullptr;
-  if (cudaMallocAsync(&scratch, used + n.max_rows * kH, stream) != cudaSuccess) return 1;
+  const int64_t rows_pad = (n.max_rows + 3) / 4 * 4;  // the gathered scales' row stride: 16-byte multiple
+  const int64_t scales_bytes = kTmaScales ? (kH / kBlock) * rows_pad * 4 : 0;
+  if (cudaMallocAsync(&scratch, used + n.max_rows * kH + scales_bytes, stream) != cudaSuccess) return 1;
   b.layout(scratch, n.local, n.picks, n.max_rows, kI, n.outputs, n.max_tiles);
   auto* rows = reinterpret_cast<uint8_t*>(scratch + used);  // used is a multiple of 256
+  auto* gathered_scales = reinterpret_cast<float*>(scratch + used + n.max_rows * kH);  // 256-byte aligned
 
   CUtensorMap a1, w1, a2, w2;
   if (!byte_map(&a1, rows, n.max_rows, kH, kPair ? 64 : kBM) ||
@@ -474,12 +501,27 @@ int run_large(const DLTensor* routing_logits, const DLTensor* routing_bias, cons
     cudaFreeAsync(scratch, stream);
     return 1;
   }
+  CUtensorMap sa1, sw1, sa2, sw2;
+  if (kTmaScales &&
+      (!float_map(&sa1, gathered_scales, kH / kBlock, static_cast<uint64_t>(rows_pad), 1, kBM) ||
+       !float_map(&sw1, gemm1_weights_scale->data, static_cast<uint64_t>(n.local) * 2 * kI / kBlock,
+                  kH / kBlock, 1, 4) ||
+       !float_map(&sa2, b.act_scale, static_cast<uint64_t>(n.max_rows), kI / kQuant, kBM, 4) ||
+       !float_map(&sw2, gemm2_weights_scale->data, static_cast<uint64_t>(n.local) * kH / kBlock, kI / kBlock,
+                  1, 4))) {
+    cudaFreeAsync(scratch, stream);
+    return 1;
+  }
   launch_routing<false>(routing_logits, routing_bias, n.tokens, local_expert_offset, n.local,
                         routed_scaling_factor, kBM, n.max_tiles, n.outputs, 0, b, stream);
   const int64_t gather_blocks = n.max_rows < 132 * 16 ? n.max_rows : 132 * 16;
   gather_rows<<<static_cast<unsigned>(gather_blocks), 224, 0, stream>>>(
       static_cast<const uint4*>(hidden_states->data), b.row_token, b.offsets, n.local,
       reinterpret_cast<uint4*>(rows));
+  if constexpr (kTmaScales)
+    gather_scales<<<132 * 4, 256, 0, stream>>>(static_cast<const float*>(hidden_states_scale->data),
+                                               b.row_token, b.offsets, n.local, static_cast<int>(n.tokens),
+                                               rows_pad, gathered_scales);
 
   Args g1{static_cast<const float*>(hidden_states_scale->data),
           static_cast<const float*>(gemm1_weights_scale->data),
@@ -492,18 +534,23 @@ int run_large(const DLTensor* routing_logits, const DLTensor* routing_bias, cons
           b.act,
           b.act_scale,
           b.sum};
-  launch_ws<true, kPersistent, kPair, kPrefetch>(a1, w1, g1, static_cast<int>(n.max_tiles), stream);
   Args g2 = g1;
   g2.a_scale = b.act_scale;
   g2.w_scale = static_cast<const float*>(gemm2_weights_scale->data);
-  launch_ws<false, kPersistent, kPair, kPrefetch>(a2, w2, g2, static_cast<int>(n.max_tiles), stream);
+  if constexpr (kTmaScales) {
+    launch_ws_tma_scales<true>(a1, w1, sa1, sw1, g1, stream);
+    launch_ws_tma_scales<false>(a2, w2, sa2, sw2, g2, stream);
+  } else {
+    launch_ws<true, kPersistent, kPair, kPrefetch>(a1, w1, g1, static_cast<int>(n.max_tiles), stream);
+    launch_ws<false, kPersistent, kPair, kPrefetch>(a2, w2, g2, static_cast<int>(n.max_tiles), stream);
+  }
   launch_to_bf16(b.sum, n.outputs, output, stream);
   cudaFreeAsync(scratch, stream);
   return 0;
 }
 
 // The fp8ws candidates' entry: the large calls here, the others as fp8wg.
-template <bool kPersistent, bool kPair = false, bool kPrefetch = false>
+template <bool kPersistent, bool kPair = false, bool kPrefetch = false, bool kTmaScales = false>
 int run(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTensor* hidden_states,
         const DLTensor* hidden_states_scale, const DLTensor* gemm1_weights,
         const DLTensor* gemm1_weights_scale, const DLTensor* gemm2_weights,
@@ -513,7 +560,7 @@ int run(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTe
     return moe_fp8_grouped::run<Fp8wgPlan>(
         routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
         gemm2_weights, gemm2_weights_scale, local_expert_offset, routed_scaling_factor, output, stream);
-  return run_large<kPersistent, kPair, kPrefetch>(
+  return run_large<kPersistent, kPair, kPrefetch, kTmaScales>(
       routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
       gemm2_weights, gemm2_weights_scale, local_expert_offset, routed_scaling_factor, output, stream);
 }
