@@ -24,9 +24,10 @@ constexpr int kStageBytes = 2 * kTileBytes;  // A tile then B tile
 constexpr int kConsumerWarps = 8;            // arrivals that free a stage
 constexpr int kSmem = kStages * kStageBytes + 2 * kStages * 8 + 1024;  // + mbarriers + alignment
 // kTmaScales: each stage also receives its k block's block scales by TMA, into a ring of slots after
-// the operand stages: the activation scales of the tile's 128 rows (GEMM1: [128] floats; GEMM2: [128][4],
-// the k block's two 64-column scales and two unused), then 16 bytes of each weight scale row from the
-// k block on (GEMM1: X1's, then X2's 128 bytes further: a TMA tensor copy lands 128-byte aligned).
+// the operand stages. Every box starts 16-byte aligned in global memory, so each starts up to 3 floats
+// before what it is for: the activation scales of the tile's rows (GEMM1: 132 floats from row0 & ~3;
+// GEMM2: [128 rows][4] from column 2kb & ~3), then the 16 bytes around the k block's scale in each
+// weight scale row (GEMM1: X1's, then X2's 128 bytes further: a TMA tensor copy lands 128-byte aligned).
 constexpr int kScaleW = 2048;  // offset of the weight scales in a slot
 constexpr int kScaleSlot = kScaleW + 256;
 constexpr int kSmemTmaScales = kSmem + kStages * kScaleSlot;
@@ -34,7 +35,7 @@ constexpr int kSmemTmaScales = kSmem + kStages * kScaleSlot;
 template <bool kGemm1>
 struct Shape {
   static constexpr int K = kGemm1 ? kH : kI, KT = K / kStepK;
-  static constexpr int kScaleBytes = kGemm1 ? 128 * 4 + 2 * 16 : 128 * 16 + 16;  // a stage's TMA'd scales
+  static constexpr int kScaleBytes = kGemm1 ? 132 * 4 + 2 * 16 : 128 * 16 + 16;  // a stage's TMA'd scales
   static constexpr int kNOut = kGemm1 ? kI : kH;
   static constexpr int kHalves = kGemm1 ? 2 : 1;  // GEMM1: matching X1 and X2 columns
   static constexpr int BN = kGemm1 ? 64 : 128;    // output columns a block (a half)
@@ -121,12 +122,13 @@ __device__ void produce(const CUtensorMap* map_a, const CUtensorMap* map_w, cons
       if constexpr (kTmaScales) {
         uint8_t* slot = smem + kStages * kStageBytes + s * kScaleSlot;
         if constexpr (kGemm1)
-          tma_load(slot, scales.a, w.row0, kb, &full[s]);  // box: 128 rows of one k block
+          tma_load(slot, scales.a, w.row0 & ~3, kb, &full[s]);  // box: 132 rows of one k block
         else
-          tma_load(slot, scales.a, 2 * kb, w.row0, &full[s]);  // box: 4 scales of 128 rows
-        const int scale_row = w_row / kBlock;                  // X1's (GEMM1), the tile's (GEMM2)
-        tma_load(slot + kScaleW, scales.w, kb, scale_row, &full[s]);
-        if constexpr (kGemm1) tma_load(slot + kScaleW + 128, scales.w, kb, scale_row + kI / kBlock, &full[s]);
+          tma_load(slot, scales.a, (2 * kb) & ~3, w.row0, &full[s]);  // box: 4 scales of 128 rows
+        const int scale_row = w_row / kBlock;                         // X1's (GEMM1), the tile's (GEMM2)
+        tma_load(slot + kScaleW, scales.w, kb & ~3, scale_row, &full[s]);
+        if constexpr (kGemm1)
+          tma_load(slot + kScaleW + 128, scales.w, kb & ~3, scale_row + kI / kBlock, &full[s]);
       }
     }
   }
@@ -220,16 +222,19 @@ __device__ __forceinline__ void consume_stage(float (&acc)[kAcc], uint32_t a_bas
   }
 }
 
-// A k block's scales from its stage's slot (kTmaScales): this thread's rows r0 and r0 + 8.
+// k block kb's scales from its stage's slot (kTmaScales; the boxes' starts as produce aligned them):
+// this thread's rows r0 and r0 + 8 of the tile at row0.
 template <bool kGemm1>
-__device__ __forceinline__ void read_scales(const uint8_t* slot, int r0, float (&sa)[2][2], float (&sw)[2]) {
+__device__ __forceinline__ void read_scales(const uint8_t* slot, int row0, int kb, int r0, float (&sa)[2][2],
+                                            float (&sw)[2]) {
   const float* a = reinterpret_cast<const float*>(slot);
-  const float* w = reinterpret_cast<const float*>(slot + kScaleW);
+  const float* w = reinterpret_cast<const float*>(slot + kScaleW) + (kb & 3);
+  const int a_col = (2 * kb) & 3;
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     const int r = r0 + 8 * half;
-    sa[0][half] = kGemm1 ? a[r] : a[4 * r];
-    sa[1][half] = kGemm1 ? sa[0][half] : a[4 * r + 1];
+    sa[0][half] = kGemm1 ? a[(row0 & 3) + r] : a[4 * r + a_col];
+    sa[1][half] = kGemm1 ? sa[0][half] : a[4 * r + a_col + 1];
   }
   sw[0] = w[0];
   sw[1] = kGemm1 ? w[32] : 0.0f;
@@ -295,7 +300,7 @@ __device__ void consume(const Args& p, uint8_t* smem, uint64_t* full, uint64_t* 
       }
       mbar_wait(&full[s], (it / kStages) & 1);
       if constexpr (kTmaScales)
-        read_scales<kGemm1>(smem + kStages * kStageBytes + s * kScaleSlot, r0, sa, sw);
+        read_scales<kGemm1>(smem + kStages * kStageBytes + s * kScaleSlot, w.row0, kb, r0, sa, sw);
       const uint32_t stage = smem_u32(smem + s * kStageBytes);
       consume_stage<kGemm1>(acc, stage + 64 * c * 128, stage + kTileBytes, sa, sw, &empty[s], peer);
     }
@@ -503,7 +508,7 @@ int run_large(const DLTensor* routing_logits, const DLTensor* routing_bias, cons
   }
   CUtensorMap sa1, sw1, sa2, sw2;
   if (kTmaScales &&
-      (!float_map(&sa1, gathered_scales, kH / kBlock, static_cast<uint64_t>(rows_pad), 1, kBM) ||
+      (!float_map(&sa1, gathered_scales, kH / kBlock, static_cast<uint64_t>(rows_pad), 1, kBM + 4) ||
        !float_map(&sw1, gemm1_weights_scale->data, static_cast<uint64_t>(n.local) * 2 * kI / kBlock,
                   kH / kBlock, 1, 4) ||
        !float_map(&sa2, b.act_scale, static_cast<uint64_t>(n.max_rows), kI / kQuant, kBM, 4) ||
