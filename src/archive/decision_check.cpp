@@ -88,9 +88,10 @@ std::optional<double> latency_of(const ordered_json& w) {
   return v > 0 ? std::optional(v) : std::nullopt;
 }
 
-// Geometric mean of baseline / contender over the workloads both timed.
-std::optional<double> paired(const ordered_json& baseline, const ordered_json& contender) {
-  double sum = 0;
+// baseline / contender over the workloads both timed, weighed as the decision's promotion rule
+// says (control/sweep.h): the geometric mean of the ratios, or with "mean" the ratio of the sums.
+std::optional<double> paired(const ordered_json& baseline, const ordered_json& contender, bool mean) {
+  double sum = 0, baseline_sum = 0, contender_sum = 0;
   int n = 0;
   for (const ordered_json& b : baseline.value("workloads", ordered_json::array())) {
     for (const ordered_json& c : contender.value("workloads", ordered_json::array())) {
@@ -98,13 +99,15 @@ std::optional<double> paired(const ordered_json& baseline, const ordered_json& c
       const auto lb = latency_of(b), lc = latency_of(c);
       if (lb && lc) {
         sum += std::log(*lb / *lc);
+        baseline_sum += *lb;
+        contender_sum += *lc;
         ++n;
       }
       break;
     }
   }
   if (n == 0) return std::nullopt;
-  return std::exp(sum / n);
+  return mean ? baseline_sum / contender_sum : std::exp(sum / n);
 }
 
 void check_promotion(RowId decision, const ordered_json& e, std::vector<std::string>& out) {
@@ -119,7 +122,9 @@ void check_promotion(RowId decision, const ordered_json& e, std::vector<std::str
   const std::string contender = e.value("contender", std::string());
   for (const ordered_json& c : e.value("candidates", ordered_json::array())) {
     if (c.value("content_id", "") != contender || !c.contains("full") || !c["full"].is_object()) continue;
-    const std::optional<double> actual = paired(baseline, c["full"]);
+    const ordered_json rule = e.value("promotion_rule", ordered_json::object());
+    const bool mean = rule.is_object() && rule.value("objective", std::string()) == "mean";
+    const std::optional<double> actual = paired(baseline, c["full"], mean);
     if (!actual || !same(*actual, claimed)) {
       out.push_back(
           fmt::format("decision {}: promotes with a first paired speedup of {}, but its sweeps give {}",

@@ -64,6 +64,11 @@ void add_loop_options(CLI::App* cmd, LoopOptions& o) {
       ->check(CLI::Range(2, 10));
   cmd->add_option("--min-noise", o.min_noise, "Noise floor: smaller gains are never trusted (0.02)")
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--objective", o.objective,
+                  "How the workloads weigh when two solutions are compared (gates, promotion, the "
+                  "reported speedup): geomean (each workload once) or mean (each by its latency, as a "
+                  "contest's mean latency)")
+      ->check(CLI::IsMember({"geomean", "mean"}));
   cmd->add_option("--trials", o.trials, "Correctness trials per sweep")->check(CLI::PositiveNumber);
   add_protocol_options(cmd, o.protocol, false);
   cmd->add_flag("--no-reference-timing", o.no_reference_timing,
@@ -90,7 +95,8 @@ control::LoopConfig loop_config(const LoopOptions& o, archive::Archive& store) {
   c.agent_timeout = std::chrono::seconds(o.agent_timeout_s);
   c.target = loop_target(o, ops, in, backend);
   c.budget = control::LoopBudget{o.rounds, o.max_candidates, o.time_s, o.max_tokens};
-  c.promotion = control::PromotionRule{o.repeats, o.min_noise};
+  c.promotion = control::PromotionRule{
+      o.repeats, o.min_noise, control::parse_objective(o.objective).value_or(control::Objective::geomean)};
   c.seed = o.seed;
   c.command_line = invocation();
   c.executor = scale::make_executor(executor_settings(o.scale, backend));

@@ -29,6 +29,7 @@ struct LoopOptions {
   ProtocolArgs protocol;      // both statistics are used: the gates official, the confirmation robust
   int repeats = 2;
   double min_noise = 0.02;
+  std::string objective = "geomean";
   bool small = false, no_reference_timing = false;
   std::string sandbox = "best";  // the jail of candidates' workers (docs/worker.md)
   ExecutorArgs scale;            // --gpus, --executor and the Slurm options (docs/scale-out.md)

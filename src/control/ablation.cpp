@@ -59,7 +59,9 @@ ordered_json identity_json(const AblationConfig& config) {
           {"arms", arms_json(config)},
           {"budget", budget_json(config.base.budget)},
           {"promotion",
-           {{"repeats", config.base.promotion.repeats}, {"min_noise", config.base.promotion.min_noise}}},
+           {{"repeats", config.base.promotion.repeats},
+            {"min_noise", config.base.promotion.min_noise},
+            {"objective", objective_name(config.base.promotion.objective)}}},
           {"final_passes", config.final_passes}};
 }
 

@@ -9,18 +9,18 @@ namespace kh::control {
 
 namespace {
 
-// How far apart two sweeps of the same solution are: |geomean ratio - 1|.
-double drift(const Sweep& a, const Sweep& b) {
-  const std::optional<double> r = paired_speedup(a, b);
+// How far apart two sweeps of the same solution are: |ratio - 1|, weighed as the comparisons are.
+double drift(const Sweep& a, const Sweep& b, Objective objective) {
+  const std::optional<double> r = paired_speedup(a, b, objective);
   return r ? std::abs(*r - 1) : 0;
 }
 
 double noise_of(const PromotionInput& in, const PromotionRule& rule) {
   double noise = rule.min_noise;
   for (std::size_t i = 1; i < in.baseline.size(); ++i)
-    noise = std::max(noise, drift(in.baseline[0], in.baseline[i]));
+    noise = std::max(noise, drift(in.baseline[0], in.baseline[i], rule.objective));
   for (std::size_t i = 1; i < in.contender.size(); ++i)
-    noise = std::max(noise, drift(in.contender[0], in.contender[i]));
+    noise = std::max(noise, drift(in.contender[0], in.contender[i], rule.objective));
   for (const Sweep& s : in.baseline) noise = std::max(noise, s.noise());
   for (const Sweep& s : in.contender) noise = std::max(noise, s.noise());
   return noise;
@@ -59,7 +59,7 @@ void check_repeats(const PromotionInput& in, const PromotionRule& rule, Promotio
   for (std::size_t i = 0; i < n; ++i) {
     RepeatComparison c;
     c.repeat = static_cast<int>(i + 1);
-    c.speedup = paired_speedup(in.baseline[i], in.contender[i]);
+    c.speedup = paired_speedup(in.baseline[i], in.contender[i], rule.objective);
     c.better = c.speedup && *c.speedup > 1 + v.noise;
     v.better_repeats += c.better ? 1 : 0;
     v.repeats.push_back(c);
@@ -78,7 +78,7 @@ void check_confirmation(const PromotionInput& in, const PromotionRule& rule, Pro
     return;
   }
   v.confirm_noise = std::max({rule.min_noise, in.baseline_confirm->noise(), in.contender_confirm->noise()});
-  v.confirm_speedup = paired_speedup(*in.baseline_confirm, *in.contender_confirm);
+  v.confirm_speedup = paired_speedup(*in.baseline_confirm, *in.contender_confirm, rule.objective);
   v.confirmed = v.confirm_speedup && *v.confirm_speedup > 1 + v.confirm_noise;
   if (!v.confirmed) {
     v.failures.push_back(fmt::format(

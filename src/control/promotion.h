@@ -4,7 +4,8 @@
 //      passed N/N each time (a best that no longer passes cannot be compared with);
 //   2. N/N: the contender passed every workload in every sweep;
 //   3. better by more than the noise in at least `repeats` repeats: in each official
-//      repeat k the paired speedup (geometric mean of best/contender latency) exceeds
+//      repeat k the paired speedup (best/contender latency, weighed by the rule's objective:
+//      the geometric mean over the workloads, or the ratio of the summed latencies) exceeds
 //      1 + noise, where noise is the largest of `min_noise`, the best's own drift between
 //      its repeats, the contender's drift, and the median within-sweep noise of any
 //      sweep compared;
@@ -24,8 +25,9 @@
 namespace kh::control {
 
 struct PromotionRule {
-  int repeats = 2;          // paired official repeats that must each show the gain
-  double min_noise = 0.02;  // the noise floor: gains below 2% are never trusted
+  int repeats = 2;                           // paired official repeats that must each show the gain
+  double min_noise = 0.02;                   // the noise floor: gains below 2% are never trusted
+  Objective objective = Objective::geomean;  // how the workloads weigh in every comparison
 };
 
 struct PromotionInput {

@@ -6,13 +6,15 @@ namespace kh::control {
 
 std::optional<report::PromotedSpeedup> reported_speedup(const Sweep& baseline, const Sweep& candidate,
                                                         const std::string& baseline_id,
-                                                        const PromotionVerdict& verdict, double min_noise) {
-  const std::optional<double> value = paired_speedup(baseline, candidate);
+                                                        const PromotionVerdict& verdict, double min_noise,
+                                                        Objective objective) {
+  const std::optional<double> value = paired_speedup(baseline, candidate, objective);
   if (!value) return std::nullopt;
   report::PromotedSpeedup s;
   s.over_baseline = *value;
   s.baseline = baseline_id;
   s.protocol = candidate.protocol;
+  s.objective = std::string(objective_name(objective));
   s.baseline_run = baseline.run_id;
   s.candidate_run = candidate.run_id;
   s.noise = std::max({min_noise, baseline.noise(), candidate.noise()});

@@ -13,11 +13,10 @@
 namespace kh::control {
 
 // nullopt when the two sweeps share no timed workload. `baseline_id` is the content id of
-// the loop's baseline; `verdict` gives the evidence kept beside the figure.
-[[nodiscard]] std::optional<report::PromotedSpeedup> reported_speedup(const Sweep& baseline,
-                                                                      const Sweep& candidate,
-                                                                      const std::string& baseline_id,
-                                                                      const PromotionVerdict& verdict,
-                                                                      double min_noise);
+// the loop's baseline; `verdict` gives the evidence kept beside the figure; `objective` weighs
+// the workloads as the loop's promotion rule does.
+[[nodiscard]] std::optional<report::PromotedSpeedup> reported_speedup(
+    const Sweep& baseline, const Sweep& candidate, const std::string& baseline_id,
+    const PromotionVerdict& verdict, double min_noise, Objective objective = Objective::geomean);
 
 }  // namespace kh::control

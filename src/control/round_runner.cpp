@@ -157,7 +157,7 @@ void Round::measure_reported_speedup(const Sweep& contender_confirm, ProtocolKin
     base = &*start_confirm_;
   }
   speedup_ = reported_speedup(*base, contender_confirm, state_.start.content_id, *promotion_,
-                              config_.promotion.min_noise);
+                              config_.promotion.min_noise, config_.promotion.objective);
 }
 
 void Round::choose_hypothesis_for_round() {
@@ -368,7 +368,7 @@ void Round::evaluate_all(std::vector<CandidateOutcome>& offered, const std::vect
     ++out_.evaluated;
     out_.candidates.push_back(c.candidate.solution);
     out_.candidate_ids.push_back(c.content_id);
-    c.gate_speedup = paired_speedup(baseline_.front(), *c.gate);
+    c.gate_speedup = paired_speedup(baseline_.front(), *c.gate, config_.promotion.objective);
     c.survived_gate = c.gate->all_passed() && c.gate_speedup && *c.gate_speedup > 1;
     say(fmt::format("  {} {}: gate {} {}", c.stage, c.candidate.solution.name, c.gate->worst_status(),
                     c.gate_speedup ? fmt::format("{:.3f}x", *c.gate_speedup) : "-"));
@@ -386,7 +386,7 @@ void Round::evaluate_all(std::vector<CandidateOutcome>& offered, const std::vect
   for (std::size_t k = 0; k < swept.size(); ++k) swept[k]->full = full[k];
   for (std::size_t i : chosen) {
     CandidateOutcome& c = offered[i];
-    if (c.full) c.full_speedup = paired_speedup(baseline_.front(), *c.full);
+    if (c.full) c.full_speedup = paired_speedup(baseline_.front(), *c.full, config_.promotion.objective);
   }
 }
 
@@ -509,7 +509,9 @@ void Round::record() {
       {"promotion", promotion_ ? promotion_->json() : ordered_json(nullptr)},
       {"speedup", speedup_ ? speedup_->json() : ordered_json(nullptr)},
       {"promotion_rule",
-       {{"repeats", config_.promotion.repeats}, {"min_noise", config_.promotion.min_noise}}},
+       {{"repeats", config_.promotion.repeats},
+        {"min_noise", config_.promotion.min_noise},
+        {"objective", objective_name(config_.promotion.objective)}}},
       {"round_record", round_record_json(rr)},
       {"banned", state_.banned},
       {"tampered_runs", steps_.take_tampered()}};

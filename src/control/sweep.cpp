@@ -41,8 +41,18 @@ nlohmann::ordered_json Sweep::json() const {
       {"noise", noise()}, {"reused", reused},     {"workloads", std::move(list)}};
 }
 
-std::optional<double> paired_speedup(const Sweep& baseline, const Sweep& candidate) {
-  double log_sum = 0;
+std::string_view objective_name(Objective objective) {
+  return objective == Objective::mean ? "mean" : "geomean";
+}
+
+std::optional<Objective> parse_objective(std::string_view name) {
+  if (name == "geomean") return Objective::geomean;
+  if (name == "mean") return Objective::mean;
+  return std::nullopt;
+}
+
+std::optional<double> paired_speedup(const Sweep& baseline, const Sweep& candidate, Objective objective) {
+  double log_sum = 0, baseline_sum = 0, candidate_sum = 0;
   std::size_t n = 0;
   for (const SweepWorkload& b : baseline.workloads) {
     if (!b.latency_ms || *b.latency_ms <= 0) continue;
@@ -50,9 +60,12 @@ std::optional<double> paired_speedup(const Sweep& baseline, const Sweep& candida
                                 [&](const SweepWorkload& w) { return w.uuid == b.uuid; });
     if (c == candidate.workloads.end() || !c->latency_ms || *c->latency_ms <= 0) continue;
     log_sum += std::log(*b.latency_ms / *c->latency_ms);
+    baseline_sum += *b.latency_ms;
+    candidate_sum += *c->latency_ms;
     ++n;
   }
   if (n == 0) return std::nullopt;
+  if (objective == Objective::mean) return baseline_sum / candidate_sum;
   return std::exp(log_sum / static_cast<double>(n));
 }
 

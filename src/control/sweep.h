@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "eval/speed_of_light.h"
@@ -38,8 +39,19 @@ struct Sweep {
   [[nodiscard]] nlohmann::ordered_json json() const;
 };
 
-// Geometric mean over the workloads both sweeps timed of baseline / candidate latency:
-// above 1 when the candidate is faster. nullopt when they share no timed workload.
-[[nodiscard]] std::optional<double> paired_speedup(const Sweep& baseline, const Sweep& candidate);
+// What a comparison of two sweeps weighs. geomean: every workload counts once (the geometric
+// mean of the per-workload ratios), so one slow shape does not dominate. mean: every workload
+// counts by its time (the ratio of the summed latencies), as a contest's mean latency does:
+// a gain on the calls that hold most of the time counts for what it saves.
+enum class Objective { geomean, mean };
+
+[[nodiscard]] std::string_view objective_name(Objective objective);
+// "geomean" or "mean"; nullopt otherwise.
+[[nodiscard]] std::optional<Objective> parse_objective(std::string_view name);
+
+// baseline / candidate latency over the workloads both sweeps timed, weighed as `objective`
+// says: above 1 when the candidate is faster. nullopt when they share no timed workload.
+[[nodiscard]] std::optional<double> paired_speedup(const Sweep& baseline, const Sweep& candidate,
+                                                   Objective objective = Objective::geomean);
 
 }  // namespace kh::control

@@ -23,6 +23,7 @@ ordered_json PromotedSpeedup::json() const {
   return {{"over_baseline", over_baseline},
           {"baseline", baseline},
           {"protocol", protocol},
+          {"objective", objective},
           {"baseline_run", baseline_run},
           {"candidate_run", candidate_run},
           {"noise", noise},
@@ -42,6 +43,7 @@ std::optional<PromotedSpeedup> PromotedSpeedup::from_evidence(const ordered_json
   s.over_baseline = *value;
   s.baseline = text_at(j, "baseline");
   s.protocol = text_at(j, "protocol");
+  s.objective = j.contains("objective") ? text_at(j, "objective") : "geomean";  // older records: geomean
   s.baseline_run = static_cast<std::int64_t>(number_at(j, "baseline_run").value_or(0));
   s.candidate_run = static_cast<std::int64_t>(number_at(j, "candidate_run").value_or(0));
   s.noise = number_at(j, "noise").value_or(0);

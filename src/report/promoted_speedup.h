@@ -1,6 +1,7 @@
 // The one speedup kharness reports for a promotion (docs/controller.md, "The reported
-// speedup"): the geometric mean, over every workload, of the loop's baseline latency over
-// the promoted candidate's, both measured in the promotion's round, in fresh workers, with
+// speedup"): the loop's baseline latency over the promoted candidate's, over every workload
+// (the geometric mean of the ratios, or with the loop's objective "mean" the ratio of the
+// summed latencies), both measured in the promotion's round, in fresh workers, with
 // the confirmation protocol (robust when the loop times with official). The loop stores it
 // in the decision's evidence under "speedup"; the loop's summary, `kharness report` and
 // the dashboard read it from there and print it with format_speedup, so all three show the
@@ -27,9 +28,10 @@ struct WorkloadSpeedup {
 };
 
 struct PromotedSpeedup {
-  double over_baseline = 0;  // THE figure
-  std::string baseline;      // content id of the loop's baseline (its start)
-  std::string protocol;      // the confirmation protocol the figure was measured with
+  double over_baseline = 0;           // THE figure
+  std::string baseline;               // content id of the loop's baseline (its start)
+  std::string protocol;               // the confirmation protocol the figure was measured with
+  std::string objective = "geomean";  // how the workloads weigh in it: geomean or mean
   std::int64_t baseline_run = 0;
   std::int64_t candidate_run = 0;
   double noise = 0;  // max(noise floor, both sweeps' median noise)

@@ -77,7 +77,10 @@ TEST(OptimizeCommand, TunerPromotesAClearlyFasterSettingAndSaysWhy) {
   // A cache of its own: only the start is compiled by an evaluation; the round builds its
   // candidates side by side first, so their evaluations find them built.
   ASSERT_EQ(setenv("KHARNESS_CACHE_DIR", (tmp.path() / "cache").c_str(), 1), 0);
-  const nlohmann::json s = run_json(loop_args(archive, "--from '" + kSlow + "' --rounds 1 --seed 7"));
+  // Weighed by latency (--objective mean), as a contest's mean latency: the rule, the gates and the
+  // reported speedup all say so.
+  const nlohmann::json s =
+      run_json(loop_args(archive, "--from '" + kSlow + "' --rounds 1 --seed 7 --objective mean"));
   unsetenv("KHARNESS_CACHE_DIR");
   EXPECT_EQ(runs_that_compiled(archive), 1);
   EXPECT_EQ(s.at("best").at("name"), kFastName);
@@ -95,12 +98,23 @@ TEST(OptimizeCommand, TunerPromotesAClearlyFasterSettingAndSaysWhy) {
     EXPECT_GT(r.at("speedup").get<double>(), 1 + p.at("noise").get<double>());
   }
   EXPECT_TRUE(p.at("confirmed").get<bool>());
+  EXPECT_EQ(e.at("promotion_rule").at("objective"), "mean");
+  EXPECT_EQ(e.at("speedup").at("objective"), "mean");
   EXPECT_EQ(e.at("paired_baseline").at("repeats").size(), 2u);
   EXPECT_EQ(e.at("paired_baseline").at("confirm").at("protocol"), "robust");
   EXPECT_EQ(e.at("stages").at("explore").at("families"), 3);
   EXPECT_TRUE(e.at("stages").at("explore").at("within_bounds").get<bool>());
   EXPECT_EQ(ds[0].baseline, s.at("start").at("content_id"));
   EXPECT_EQ(ds[0].solution, s.at("best").at("content_id"));
+}
+
+TEST(OptimizeCommand, AnUnknownObjectiveIsAUsageError) {
+  test::TempDir tmp("optimize-objective");
+  const auto r = run(loop_args(tmp.path() / "a", "--rounds 1 --objective median"));
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.out.find("--objective"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(tmp.path() / "a"))
+      << "the archive is made only once the command line holds";
 }
 
 // A solution JSON for rmsnorm_h128 made of one of tests/eval's gallery kernels.
