@@ -476,5 +476,44 @@ class TunerSet(unittest.TestCase):
         self.assertEqual([l["workload"]["uuid"] for l in tuner_set.pick(ranked, [0.0, 0.5, 1.0])], ["c", "b", "d"])
 
 
+import ncu_source_stalls  # noqa: E402
+
+
+class NcuSourceStalls(unittest.TestCase):
+    """The stall ranking of an ncu source page: each kernel once, instructions by samples."""
+
+    PAGE = "\n".join([
+        '"Kernel Name","void k<(bool)1>(int)",',
+        '"Address","Source","Warp Stall Sampling (All Samples)","stall_long_sb","stall_wait","stall_long_sb (Not Issued)"',
+        '"0x10","  FMUL R1, R2, R3","900","880","20","800"',
+        '"0x20","  QGMMA.64x128x32 R24","100","0","100","0"',
+        '"Kernel Name","void k<(bool)1>(int)",',
+        '"Address","Source","Warp Stall Sampling (All Samples)","stall_long_sb","stall_wait","stall_long_sb (Not Issued)"',
+        '"0x10","  FMUL R1, R2, R3","900","880","20","800"',
+        '"Kernel Name","void g(int)",',
+        '"Address","Source","Warp Stall Sampling (All Samples)","stall_long_sb","stall_wait","stall_long_sb (Not Issued)"',
+        '"0x30","  BRA 0x10","1,000","0","1,000","0"',
+    ])
+
+    def test_ranks_each_kernel_once(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "source.csv")
+            with open(path, "w") as f:
+                f.write(self.PAGE + "\n")
+            out = io.StringIO()
+            with unittest.mock.patch.object(sys, "argv", ["ncu_source_stalls.py", path, "5"]), \
+                    contextlib.redirect_stdout(out):
+                ncu_source_stalls.main()
+        text = out.getvalue()
+        self.assertEqual(text.count("void k<(bool)1>(int)"), 1)  # the repeated page is skipped
+        self.assertIn("1000 samples; stall_wait 100.0%", text)  # "1,000" read as a number
+        lines = text.splitlines()
+        first = lines.index(next(l for l in lines if l.startswith("void k")))
+        self.assertIn("90.0%", lines[first + 1])
+        self.assertIn("FMUL R1, R2, R3", lines[first + 1])
+        self.assertIn("stall_long_sb", lines[first + 1])
+        self.assertIn("stall_wait", lines[first + 2])  # the QGMMA's samples are waits
+
+
 if __name__ == "__main__":
     unittest.main()
