@@ -179,6 +179,24 @@ TEST(CliValidate, ShippedOperatorFoldersAreValid) {
   EXPECT_EQ(j["counts"]["definitions"], j["counts"]["operators"]);
 }
 
+// A lone solution of a definition kharness ships validates against the shipped definition, and
+// says where that came from; an operator library without it leaves the definition unknown.
+TEST(CliValidate, ALoneSolutionOfAShippedOperatorUsesItsDefinition) {
+  const fs::path solution = fs::path(KHARNESS_SOURCE_DIR) / "examples/solutions/rmsnorm_h128_cpu.json";
+  CommandResult r = run("validate '" + solution.string() + "'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "definition from kharness's operators: ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "operators/rmsnorm_h128/definition.json")) << r.out;
+  r = run("validate --json '" + solution.string() + "'");
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["shipped_definitions"].size(), 1u);
+  EXPECT_EQ(j["counts"]["definitions"], 1);
+  TempDir empty;
+  r = run("validate --operators " + empty.path() + " '" + solution.string() + "'");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_TRUE(contains(r.out, "unknown definition 'rmsnorm_h128'")) << r.out;
+}
+
 TEST(CliValidate, SharedSampleHasNoErrors) {
   const fs::path root = fs::path(KHARNESS_SHARED_DIR) / "flashinfer-trace";
   if (!fs::is_directory(root)) GTEST_SKIP() << "../shared absent";
