@@ -58,10 +58,7 @@ ordered_json identity_json(const AblationConfig& config) {
           {"start", archive::canonical_hash(config.base.start_text)},
           {"arms", arms_json(config)},
           {"budget", budget_json(config.base.budget)},
-          {"promotion",
-           {{"repeats", config.base.promotion.repeats},
-            {"min_noise", config.base.promotion.min_noise},
-            {"objective", objective_name(config.base.promotion.objective)}}},
+          {"promotion", config.base.promotion.json()},
           {"final_passes", config.final_passes}};
 }
 

@@ -106,6 +106,12 @@ PromotionVerdict judge_promotion(const PromotionInput& input, const PromotionRul
   return v;
 }
 
+nlohmann::ordered_json PromotionRule::json() const {
+  nlohmann::ordered_json j = {{"repeats", repeats}, {"min_noise", min_noise}};
+  if (objective != Objective::geomean) j["objective"] = objective_name(objective);
+  return j;
+}
+
 nlohmann::ordered_json PromotionVerdict::json() const {
   nlohmann::ordered_json reps = nlohmann::ordered_json::array();
   for (const RepeatComparison& r : repeats) {

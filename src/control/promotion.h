@@ -28,6 +28,11 @@ struct PromotionRule {
   int repeats = 2;                           // paired official repeats that must each show the gain
   double min_noise = 0.02;                   // the noise floor: gains below 2% are never trusted
   Objective objective = Objective::geomean;  // how the workloads weigh in every comparison
+
+  // {repeats, min_noise[, objective]}: as decisions and ablation manifests record the rule. The
+  // objective is written only when it is not geomean, so that a rule reads as every record made
+  // before there was a choice (an ablation resumes only when its recorded rule is the same).
+  [[nodiscard]] nlohmann::ordered_json json() const;
 };
 
 struct PromotionInput {

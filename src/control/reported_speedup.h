@@ -13,10 +13,12 @@
 namespace kh::control {
 
 // nullopt when the two sweeps share no timed workload. `baseline_id` is the content id of
-// the loop's baseline; `verdict` gives the evidence kept beside the figure; `objective` weighs
-// the workloads as the loop's promotion rule does.
-[[nodiscard]] std::optional<report::PromotedSpeedup> reported_speedup(
-    const Sweep& baseline, const Sweep& candidate, const std::string& baseline_id,
-    const PromotionVerdict& verdict, double min_noise, Objective objective = Objective::geomean);
+// the loop's baseline; `verdict` gives the evidence kept beside the figure; `rule` gives the
+// noise floor and weighs the workloads as the promotion did.
+[[nodiscard]] std::optional<report::PromotedSpeedup> reported_speedup(const Sweep& baseline,
+                                                                      const Sweep& candidate,
+                                                                      const std::string& baseline_id,
+                                                                      const PromotionVerdict& verdict,
+                                                                      const PromotionRule& rule);
 
 }  // namespace kh::control

@@ -156,8 +156,8 @@ void Round::measure_reported_speedup(const Sweep& contender_confirm, ProtocolKin
     start_confirm_ = measure(state_.start, "start-confirm", protocol);
     base = &*start_confirm_;
   }
-  speedup_ = reported_speedup(*base, contender_confirm, state_.start.content_id, *promotion_,
-                              config_.promotion.min_noise, config_.promotion.objective);
+  speedup_ =
+      reported_speedup(*base, contender_confirm, state_.start.content_id, *promotion_, config_.promotion);
 }
 
 void Round::choose_hypothesis_for_round() {
@@ -508,10 +508,7 @@ void Round::record() {
       {"contender", contender_ ? ordered_json(outcomes_[*contender_].content_id) : ordered_json(nullptr)},
       {"promotion", promotion_ ? promotion_->json() : ordered_json(nullptr)},
       {"speedup", speedup_ ? speedup_->json() : ordered_json(nullptr)},
-      {"promotion_rule",
-       {{"repeats", config_.promotion.repeats},
-        {"min_noise", config_.promotion.min_noise},
-        {"objective", objective_name(config_.promotion.objective)}}},
+      {"promotion_rule", config_.promotion.json()},
       {"round_record", round_record_json(rr)},
       {"banned", state_.banned},
       {"tampered_runs", steps_.take_tampered()}};

@@ -84,8 +84,8 @@ TEST(ReportedSpeedup, IsTheGeomeanOfTheConfirmationSweepsWithTheGateAsEvidence) 
   PromotionVerdict v;
   v.confirm_speedup = 1.7;
   v.repeats = {{1, 2.1, true}, {2, 2.05, true}};
-  const auto s =
-      reported_speedup(sweep(kStart, 0.01, 11), sweep(scaled(kStart, 0.5), 0.03, 12), "S", v, 0.02);
+  const auto s = reported_speedup(sweep(kStart, 0.01, 11), sweep(scaled(kStart, 0.5), 0.03, 12), "S", v,
+                                  PromotionRule{2, 0.02});
   ASSERT_TRUE(s.has_value());
   EXPECT_NEAR(s->over_baseline, 2.0, 1e-9);
   EXPECT_EQ(s->baseline, "S");
@@ -106,7 +106,8 @@ TEST(ReportedSpeedup, IsTheGeomeanOfTheConfirmationSweepsWithTheGateAsEvidence) 
   EXPECT_FALSE(report::PromotedSpeedup::from_evidence({{"speedup", nullptr}}).has_value());
   EXPECT_FALSE(
       report::PromotedSpeedup::from_evidence({{"speedup", {{"over_baseline", "fast"}}}}).has_value());
-  EXPECT_FALSE(reported_speedup(sweep({}), sweep(kStart), "S", v, 0.02).has_value()) << "no common workload";
+  EXPECT_FALSE(reported_speedup(sweep({}), sweep(kStart), "S", v, PromotionRule{2, 0.02}).has_value())
+      << "no common workload";
   EXPECT_EQ(report::format_speedup(1.0814), "1.081x");
 }
 

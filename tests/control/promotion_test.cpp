@@ -120,6 +120,15 @@ TEST(Promotion, TheMeanObjectiveWeighsEachWorkloadByItsLatency) {
   EXPECT_EQ(objective_name(Objective::mean), "mean");
 }
 
+// A rule records its objective only when it is not the default: an ablation started before the
+// choice existed resumes only when the rule it recorded ({repeats, min_noise}) reads the same.
+TEST(Promotion, TheDefaultRuleRecordsAsBeforeTheObjectiveExisted) {
+  EXPECT_EQ(PromotionRule{}.json().dump(), R"({"repeats":2,"min_noise":0.02})");
+  PromotionRule mean;
+  mean.objective = Objective::mean;
+  EXPECT_EQ(mean.json().at("objective"), "mean");
+}
+
 // MoE's case (H100, 2026-12-06): a candidate 1.21x faster on the one large call of a five-workload
 // loop set, within 2% on the four small ones, 5.8% noise. Each workload once (geomean), the gain is
 // 1.04x and refused; weighed by latency (mean, the contest's measure), 1.13x and promoted.
