@@ -63,18 +63,21 @@ std::optional<double> RoundRecord::retained_ms() const {
 }
 
 nlohmann::ordered_json round_record_json(const RoundRecord& r) {
-  return {{"loop_id", r.loop_id},
-          {"round", r.round},
-          {"stage", stage_name(r.stage)},
-          {"hypothesis", hypothesis_json(r.hypothesis)},
-          {"content_hash", r.content_hash},
-          {"candidate", r.candidate ? json(*r.candidate) : json(nullptr)},
-          {"candidate_ms", optional_number(r.candidate_ms)},
-          {"best_ms", optional_number(r.best_ms)},
-          {"speedup", optional_number(r.speedup())},
-          {"decision", archive::decision_kind_name(r.decision)},
-          {"passed", r.passed},
-          {"failure", r.failure}};
+  nlohmann::ordered_json j = {{"loop_id", r.loop_id},
+                              {"round", r.round},
+                              {"stage", stage_name(r.stage)},
+                              {"hypothesis", hypothesis_json(r.hypothesis)},
+                              {"content_hash", r.content_hash},
+                              {"candidate", r.candidate ? json(*r.candidate) : json(nullptr)},
+                              {"candidate_ms", optional_number(r.candidate_ms)},
+                              {"best_ms", optional_number(r.best_ms)},
+                              {"speedup", optional_number(r.speedup())},
+                              {"decision", archive::decision_kind_name(r.decision)},
+                              {"passed", r.passed},
+                              {"failure", r.failure}};
+  // Written only when it is not geomean, so that records made before the choice read as before.
+  if (r.objective != Objective::geomean) j["objective"] = objective_name(r.objective);
+  return j;
 }
 
 RoundRecord round_record_from_json(const nlohmann::ordered_json& j) {
@@ -91,6 +94,11 @@ RoundRecord round_record_from_json(const nlohmann::ordered_json& j) {
     r.candidate = j.at("candidate").get<std::string>();
   r.candidate_ms = maybe_number(j, "candidate_ms");
   r.best_ms = maybe_number(j, "best_ms");
+  if (j.contains("objective")) {
+    const auto objective = parse_objective(text(j, "objective"));
+    if (!objective) throw Error(Location{"", 0, "objective"}, "is neither geomean nor mean");
+    r.objective = *objective;
+  }
   const auto decision = archive::parse_decision_kind(text(j, "decision"));
   if (!decision) throw Error(Location{"", 0, "decision"}, "is not a decision kind");
   r.decision = *decision;

@@ -1,8 +1,10 @@
 // What one finished round leaves behind, as trajectory supervision and memory see it.
 //
-// Latencies are geometric means, in milliseconds, over the workloads the round measured
-// both the candidate and the retained best on (paired in the same round), so that the
-// ratio of the two is the geometric-mean speedup and one slow shape does not dominate.
+// Latencies are means, in milliseconds, over the workloads the round measured both the
+// candidate and the retained best on (paired in the same round), weighed as the loop's
+// objective weighs them in its comparisons (geometric by default, so that one slow shape
+// does not dominate; arithmetic under --objective mean), so that the ratio of the two is the
+// speedup the loop judged by.
 // The loop stores each record in its decision's evidence under "round_record"
 // (round_record_json), so supervision and memory can be rebuilt from the archive.
 #pragma once
@@ -16,6 +18,7 @@
 
 #include "agents/agent.h"
 #include "archive/controller_log.h"
+#include "control/sweep.h"
 
 namespace kh::control {
 
@@ -29,11 +32,12 @@ struct RoundRecord {
   std::string loop_id;
   std::int64_t round = 0;
   Stage stage = Stage::explore;
-  agents::Hypothesis hypothesis;         // regime, direction, family the round tried
-  std::string content_hash;              // normalised_content_hash of the candidate; empty: none produced
-  std::optional<std::string> candidate;  // archive content id of the candidate, when archived
-  std::optional<double> candidate_ms;    // geometric mean latency; absent when it did not pass
-  std::optional<double> best_ms;         // the retained best's, measured in the same round
+  agents::Hypothesis hypothesis;             // regime, direction, family the round tried
+  std::string content_hash;                  // normalised_content_hash of the candidate; empty: none produced
+  std::optional<std::string> candidate;      // archive content id of the candidate, when archived
+  std::optional<double> candidate_ms;        // mean latency as `objective`; absent when it did not pass
+  std::optional<double> best_ms;             // the retained best's, measured in the same round
+  Objective objective = Objective::geomean;  // which mean the two are
   archive::DecisionKind decision = archive::DecisionKind::archive_only;
   bool passed = false;  // built, correct on every workload, no reward hack
   std::string failure;  // why not passed (or why rejected), one line

@@ -39,21 +39,6 @@ std::string last_line(std::string_view text) {
 using ordered_json = nlohmann::ordered_json;
 
 // Geometric mean latency over the workloads both sweeps timed (round_record.h).
-std::pair<std::optional<double>, std::optional<double>> paired_means(const Sweep& best, const Sweep& cand) {
-  double lb = 0, lc = 0;
-  std::size_t n = 0;
-  for (const SweepWorkload& b : best.workloads) {
-    for (const SweepWorkload& c : cand.workloads) {
-      if (b.uuid != c.uuid || !b.latency_ms || !c.latency_ms) continue;
-      lb += std::log(*b.latency_ms);
-      lc += std::log(*c.latency_ms);
-      ++n;
-    }
-  }
-  if (n == 0) return {std::nullopt, std::nullopt};
-  return {std::exp(lb / static_cast<double>(n)), std::exp(lc / static_cast<double>(n))};
-}
-
 // An ablation arm's memory: what its own loop tried, nothing of other loops.
 Knowledge own_memory(const Knowledge& all, const std::string& loop_id) {
   std::vector<MemoryEntry> mine;
@@ -451,8 +436,9 @@ void Round::decide() {
 RoundRecord round_record_of(const std::string& loop_id, std::int64_t round, const Choice& choice,
                             const std::vector<CandidateOutcome>& outcomes,
                             std::optional<std::size_t> contender, const Sweep& baseline,
-                            archive::DecisionKind kind, const std::string& reason) {
+                            archive::DecisionKind kind, const std::string& reason, Objective objective) {
   RoundRecord rr;
+  rr.objective = objective;
   rr.loop_id = loop_id;
   rr.round = round;
   rr.stage = Stage::explore;
@@ -472,7 +458,11 @@ RoundRecord round_record_of(const std::string& loop_id, std::int64_t round, cons
   rr.candidate = c.content_id;
   const Sweep& measured = c.full ? *c.full : *c.gate;
   rr.passed = measured.all_passed();
-  if (rr.passed) std::tie(rr.best_ms, rr.candidate_ms) = paired_means(baseline, measured);
+  const std::optional<PairedLatency> paired = paired_latency(baseline, measured, objective);
+  if (rr.passed && paired) {
+    rr.best_ms = paired->baseline_ms;
+    rr.candidate_ms = paired->candidate_ms;
+  }
   if (!rr.passed) rr.failure = fmt::format("{}: {}", c.candidate.solution.name, measured.worst_status());
   if (kind == archive::DecisionKind::reject_restore) rr.failure = reason;
   return rr;
@@ -483,7 +473,7 @@ void Round::record() {
   ordered_json candidates = ordered_json::array();
   for (const CandidateOutcome& c : outcomes_) candidates.push_back(c.json());
   const RoundRecord rr = round_record_of(state_.loop_id, round_, choice_, outcomes_, contender_,
-                                         baseline_.front(), kind_, reason_);
+                                         baseline_.front(), kind_, reason_, config_.promotion.objective);
   ordered_json paired = {{"content_id", state_.best.content_id},
                          {"name", state_.best.solution.name},
                          {"repeats", ordered_json::array()}};

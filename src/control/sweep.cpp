@@ -51,22 +51,30 @@ std::optional<Objective> parse_objective(std::string_view name) {
   return std::nullopt;
 }
 
-std::optional<double> paired_speedup(const Sweep& baseline, const Sweep& candidate, Objective objective) {
-  double log_sum = 0, baseline_sum = 0, candidate_sum = 0;
+std::optional<PairedLatency> paired_latency(const Sweep& baseline, const Sweep& candidate,
+                                            Objective objective) {
+  double baseline_sum = 0, candidate_sum = 0;  // of logs under geomean
   std::size_t n = 0;
   for (const SweepWorkload& b : baseline.workloads) {
     if (!b.latency_ms || *b.latency_ms <= 0) continue;
     const auto c = std::find_if(candidate.workloads.begin(), candidate.workloads.end(),
                                 [&](const SweepWorkload& w) { return w.uuid == b.uuid; });
     if (c == candidate.workloads.end() || !c->latency_ms || *c->latency_ms <= 0) continue;
-    log_sum += std::log(*b.latency_ms / *c->latency_ms);
-    baseline_sum += *b.latency_ms;
-    candidate_sum += *c->latency_ms;
+    const bool logs = objective == Objective::geomean;
+    baseline_sum += logs ? std::log(*b.latency_ms) : *b.latency_ms;
+    candidate_sum += logs ? std::log(*c->latency_ms) : *c->latency_ms;
     ++n;
   }
   if (n == 0) return std::nullopt;
-  if (objective == Objective::mean) return baseline_sum / candidate_sum;
-  return std::exp(log_sum / static_cast<double>(n));
+  const auto n_d = static_cast<double>(n);
+  if (objective == Objective::mean) return PairedLatency{baseline_sum / n_d, candidate_sum / n_d};
+  return PairedLatency{std::exp(baseline_sum / n_d), std::exp(candidate_sum / n_d)};
+}
+
+std::optional<double> paired_speedup(const Sweep& baseline, const Sweep& candidate, Objective objective) {
+  const std::optional<PairedLatency> p = paired_latency(baseline, candidate, objective);
+  if (!p) return std::nullopt;
+  return p->baseline_ms / p->candidate_ms;
 }
 
 }  // namespace kh::control

@@ -49,8 +49,17 @@ enum class Objective { geomean, mean };
 // "geomean" or "mean"; nullopt otherwise.
 [[nodiscard]] std::optional<Objective> parse_objective(std::string_view name);
 
-// baseline / candidate latency over the workloads both sweeps timed, weighed as `objective`
-// says: above 1 when the candidate is faster. nullopt when they share no timed workload.
+// The two sweeps' latencies over the workloads both timed, each the geometric or the
+// arithmetic mean as `objective` says, in milliseconds. nullopt when they share no timed
+// workload.
+struct PairedLatency {
+  double baseline_ms = 0;
+  double candidate_ms = 0;
+};
+[[nodiscard]] std::optional<PairedLatency> paired_latency(const Sweep& baseline, const Sweep& candidate,
+                                                          Objective objective);
+
+// baseline / candidate of paired_latency: above 1 when the candidate is faster.
 [[nodiscard]] std::optional<double> paired_speedup(const Sweep& baseline, const Sweep& candidate,
                                                    Objective objective = Objective::geomean);
 

@@ -8,6 +8,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -100,6 +101,16 @@ TEST(OptimizeCommand, TunerPromotesAClearlyFasterSettingAndSaysWhy) {
   EXPECT_TRUE(p.at("confirmed").get<bool>());
   EXPECT_EQ(e.at("promotion_rule").at("objective"), "mean");
   EXPECT_EQ(e.at("speedup").at("objective"), "mean");
+  // The round's record, which supervision and memory read, is in the same means as the verdict.
+  const auto& record = e.at("round_record");
+  EXPECT_EQ(record.at("objective"), "mean");
+  // The contender is the candidate the full sweep found fastest.
+  double contender_speedup = 0;
+  for (const auto& c : e.at("candidates")) {
+    if (!c.at("full_speedup").is_null())
+      contender_speedup = std::max(contender_speedup, c.at("full_speedup").get<double>());
+  }
+  EXPECT_NEAR(record.at("speedup").get<double>(), contender_speedup, 1e-9) << e.at("candidates").dump(2);
   EXPECT_EQ(e.at("paired_baseline").at("repeats").size(), 2u);
   EXPECT_EQ(e.at("paired_baseline").at("confirm").at("protocol"), "robust");
   EXPECT_EQ(e.at("stages").at("explore").at("families"), 3);

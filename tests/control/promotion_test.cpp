@@ -112,8 +112,15 @@ TEST(Promotion, TheMeanObjectiveWeighsEachWorkloadByItsLatency) {
   Sweep c = sweep({1.0, 2.0, 2.0});
   EXPECT_NEAR(*paired_speedup(b, c, Objective::mean), 7.0 / 5.0, 1e-12);
   EXPECT_NEAR(*paired_speedup(b, c, Objective::geomean), std::cbrt(2.0), 1e-12);
+  // The latencies behind the ratio, as a round's record keeps them: arithmetic or geometric means.
+  ASSERT_TRUE(paired_latency(b, c, Objective::mean));
+  EXPECT_NEAR(paired_latency(b, c, Objective::mean)->baseline_ms, 7.0 / 3.0, 1e-12);
+  EXPECT_NEAR(paired_latency(b, c, Objective::mean)->candidate_ms, 5.0 / 3.0, 1e-12);
+  EXPECT_NEAR(paired_latency(b, c, Objective::geomean)->baseline_ms, 2.0, 1e-12);
   c.workloads[2].latency_ms.reset();  // only the workloads both timed count, as for geomean
   EXPECT_NEAR(*paired_speedup(b, c, Objective::mean), 1.0, 1e-12);
+  EXPECT_NEAR(paired_latency(b, c, Objective::mean)->baseline_ms, 1.5, 1e-12);
+  EXPECT_FALSE(paired_latency(b, sweep({}), Objective::mean));
   EXPECT_EQ(parse_objective("mean"), Objective::mean);
   EXPECT_EQ(parse_objective("geomean"), Objective::geomean);
   EXPECT_FALSE(parse_objective("median"));
