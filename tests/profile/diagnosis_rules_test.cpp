@@ -49,6 +49,29 @@ TEST(DiagnosisRules, MemoryBoundNarrowLoadsPointsToVectorising) {
   EXPECT_LE(d.directions.size(), 3u);
 }
 
+// MoE's large calls (H100, 2026-12-06): a TMA GEMM holds the time; the only narrow loads are a
+// 13 us scale gather's. The names differ as ncu and the demangler write them.
+TEST(DiagnosisRules, NarrowLoadsOutsideTheKernelThatHoldsTheTimeDoNotPointToVectorising) {
+  RegimeEvidence e = evidence(3.2, 0.43, "compute");
+  KernelMetrics gemm = kernel(53, 81);
+  gemm.kernel = "void ws::fp8_gemm_ws_tma_scales<(bool)1>(CUtensorMap_st, CUtensorMap_st, ws::Args)";
+  gemm.duration_us = 1580;
+  KernelMetrics gather = kernel(16, 71);
+  gather.kernel = "ws::gather_scales(const float *, const int *, int, long, float *)";
+  gather.duration_us = 13;
+  e.kernels = {gather, gemm};
+  e.static_warnings = {{"moe_fp8_grouped::ws::gather_scales(float const*, int const*, int, long, float*)",
+                        "narrow_loads", "3"}};
+  EXPECT_FALSE(suggests(diagnose(e), "memory_access"));
+  e.static_warnings.push_back(
+      {"void moe_fp8_grouped::ws::fp8_gemm_ws_tma_scales<true>(CUtensorMap_st, CUtensorMap_st, "
+       "moe_fp8_grouped::ws::Args)",
+       "narrow_loads", "8"});
+  EXPECT_TRUE(suggests(diagnose(e), "memory_access"));
+  e.static_warnings = {{"", "narrow_loads", "about the whole binary"}};
+  EXPECT_TRUE(suggests(diagnose(e), "memory_access"));
+}
+
 TEST(DiagnosisRules, UnderOneWavePointsToSplitting) {
   RegimeEvidence e = evidence(0.05, 0.1, "memory");
   KernelMetrics k = kernel(10, 15);
