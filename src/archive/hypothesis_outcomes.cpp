@@ -27,11 +27,11 @@ RowId record_hypothesis_outcome(Archive& archive, const HypothesisOutcome& r) {
   return write_transaction(db, [&] {
     Statement s = db.prepare(
         "INSERT INTO hypothesis_outcomes(definition, regime, family, direction, rationale, directive, "
-        "outcome, "
-        "reason, speedup_delta, loop_id, round, content_hash, recorded_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "outcome, reason, speedup_delta, loop_id, round, content_hash, recorded_at, candidate_family) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT(definition, loop_id, round, content_hash) DO UPDATE SET "
         "regime = excluded.regime, family = excluded.family, direction = excluded.direction, "
+        "candidate_family = excluded.candidate_family, "
         "rationale = excluded.rationale, directive = excluded.directive, outcome = excluded.outcome, "
         "reason = excluded.reason, speedup_delta = excluded.speedup_delta, recorded_at = "
         "excluded.recorded_at");
@@ -39,6 +39,7 @@ RowId record_hypothesis_outcome(Archive& archive, const HypothesisOutcome& r) {
     s.bind(6, r.directive).bind(7, r.outcome).bind(8, r.reason).bind(9, r.speedup_delta);
     s.bind(10, r.loop_id).bind(11, r.round).bind(12, r.content_hash);
     s.bind(13, r.recorded_at.empty() ? utc_now() : r.recorded_at);
+    s.bind(14, r.candidate_family);
     s.run();
     // An upsert that updated leaves last_insert_rowid stale: read the row's id back.
     Statement id = db.prepare(
@@ -55,7 +56,8 @@ std::vector<HypothesisOutcome> load_hypothesis_outcomes(Archive& archive, std::s
   // An empty string_view may bind as NULL, so "all regimes" is its own statement.
   const std::string columns =
       "SELECT definition, regime, family, direction, rationale, directive, outcome, reason, speedup_delta, "
-      "loop_id, round, content_hash, recorded_at FROM hypothesis_outcomes WHERE definition = ?";
+      "loop_id, round, content_hash, recorded_at, candidate_family FROM hypothesis_outcomes WHERE definition "
+      "= ?";
   Statement s =
       archive.db().prepare(columns + (regime.empty() ? " ORDER BY id" : " AND regime = ? ORDER BY id"));
   s.bind(1, definition);
@@ -76,6 +78,7 @@ std::vector<HypothesisOutcome> load_hypothesis_outcomes(Archive& archive, std::s
     r.round = s.column_int(10);
     r.content_hash = s.column_text(11);
     r.recorded_at = s.column_text(12);
+    r.candidate_family = s.column_text(13);
     out.push_back(std::move(r));
   }
   return out;

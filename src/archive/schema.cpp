@@ -250,8 +250,16 @@ ALTER TABLE samples ADD COLUMN sha256 TEXT;
 ALTER TABLE runs ADD COLUMN seal TEXT;
 )sql";
 
+// Version 5: the memory keeps the technique family the candidate claimed beside the family of the
+// direction the controller asked for: an agent told to vary the family within a direction may
+// win with another one, and exploiting it must follow what won. '' where none was claimed (and on
+// rows written before).
+constexpr const char* kVersion5 = R"sql(
+ALTER TABLE hypothesis_outcomes ADD COLUMN candidate_family TEXT NOT NULL DEFAULT '';
+)sql";
+
 constexpr std::array kMigrations = {Migration{1, kVersion1}, Migration{2, kVersion2}, Migration{3, kVersion3},
-                                    Migration{4, kVersion4}};
+                                    Migration{4, kVersion4}, Migration{5, kVersion5}};
 
 int read_version(const Database& db) { return static_cast<int>(db.query_int("PRAGMA user_version")); }
 

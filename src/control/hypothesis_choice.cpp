@@ -83,9 +83,9 @@ std::vector<std::string> promoted_families(const ChoiceInput& in) {
   };
   for (const RoundRecord& r : in.history)
     if (r.decision == archive::DecisionKind::promote)
-      note(r.hypothesis.family, r.speedup() ? std::optional(*r.speedup() - 1) : std::nullopt);
+      note(r.technique_family(), r.speedup() ? std::optional(*r.speedup() - 1) : std::nullopt);
   for (const MemoryEntry& e : in.memory.entries())
-    if (e.outcome == Outcome::promoted) note(e.hypothesis.family, e.speedup_delta);
+    if (e.outcome == Outcome::promoted) note(technique_family(e), e.speedup_delta);
   std::vector<std::pair<std::string, double>> ranked(best.begin(), best.end());
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });

@@ -24,6 +24,7 @@ MemoryEntry from_row(archive::HypothesisOutcome r) {
   e.definition = std::move(r.definition);
   e.hypothesis = {std::move(r.regime), std::move(r.direction), std::move(r.family), std::move(r.rationale),
                   std::move(r.directive)};
+  e.candidate_family = std::move(r.candidate_family);
   e.outcome = parse_outcome(r.outcome).value_or(Outcome::failed);
   e.reason = std::move(r.reason);
   e.speedup_delta = r.speedup_delta;
@@ -35,7 +36,7 @@ MemoryEntry from_row(archive::HypothesisOutcome r) {
 }
 
 json entry_json(const MemoryEntry& e) {
-  return {{"family", e.hypothesis.family},
+  return {{"family", technique_family(e)},
           {"direction", e.hypothesis.direction},
           {"outcome", outcome_name(e.outcome)},
           {"reason", e.reason},
@@ -71,6 +72,7 @@ MemoryEntry memory_entry(std::string_view definition, const RoundRecord& round) 
   MemoryEntry e;
   e.definition = std::string(definition);
   e.hypothesis = round.hypothesis;
+  e.candidate_family = round.candidate_family;
   e.outcome = outcome_of(round);
   e.reason = round.failure;
   if (e.reason.empty()) e.reason = std::string(archive::decision_kind_name(round.decision));
@@ -79,6 +81,10 @@ MemoryEntry memory_entry(std::string_view definition, const RoundRecord& round) 
   e.round = round.round;
   e.content_hash = round.content_hash;
   return e;
+}
+
+const std::string& technique_family(const MemoryEntry& e) noexcept {
+  return e.candidate_family.empty() ? e.hypothesis.family : e.candidate_family;
 }
 
 Knowledge::Knowledge(std::vector<MemoryEntry> entries) : entries_(std::move(entries)) {}
@@ -104,8 +110,8 @@ std::vector<FamilyTally> Knowledge::tally(std::string_view regime) const {
   for (const MemoryEntry& e : entries_) {
     if (e.hypothesis.regime != regime) continue;
     auto it = std::find_if(out.begin(), out.end(),
-                           [&](const FamilyTally& t) { return t.family == e.hypothesis.family; });
-    if (it == out.end()) it = out.insert(out.end(), FamilyTally{e.hypothesis.family, 0, 0, 0, std::nullopt});
+                           [&](const FamilyTally& t) { return t.family == technique_family(e); });
+    if (it == out.end()) it = out.insert(out.end(), FamilyTally{technique_family(e), 0, 0, 0, std::nullopt});
     ++it->tries;
     if (e.outcome == Outcome::promoted) ++it->promoted;
     if (went_wrong(e.outcome)) ++it->failed;
@@ -144,7 +150,8 @@ void remember(archive::Archive& archive, const MemoryEntry& e) {
                                  e.loop_id,
                                  e.round,
                                  e.content_hash,
-                                 e.recorded_at};
+                                 e.recorded_at,
+                                 e.candidate_family};
   archive::record_hypothesis_outcome(archive, row);
 }
 

@@ -29,7 +29,7 @@ enum class Outcome { promoted, archived, rejected, failed };
 
 struct MemoryEntry {
   std::string definition;
-  agents::Hypothesis hypothesis;
+  agents::Hypothesis hypothesis;  // as the controller asked
   Outcome outcome = Outcome::archived;
   std::string reason;
   std::optional<double> speedup_delta;  // speedup over the retained best minus 1 (+0.1: 10% faster)
@@ -37,11 +37,14 @@ struct MemoryEntry {
   std::int64_t round = 0;
   std::string content_hash;
   std::string recorded_at;
+  std::string candidate_family;  // the family the candidate claimed; empty: none
 };
 
 [[nodiscard]] MemoryEntry memory_entry(std::string_view definition, const RoundRecord& round);
+// The technique an entry's outcome speaks for: the candidate's family, else the direction's.
+[[nodiscard]] const std::string& technique_family(const MemoryEntry& e) noexcept;
 
-// One family's record in one regime.
+// One technique family's record in one regime.
 struct FamilyTally {
   std::string family;
   std::size_t tries = 0;

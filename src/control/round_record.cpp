@@ -62,6 +62,10 @@ std::optional<double> RoundRecord::retained_ms() const {
   return best_ms;
 }
 
+const std::string& RoundRecord::technique_family() const noexcept {
+  return candidate_family.empty() ? hypothesis.family : candidate_family;
+}
+
 nlohmann::ordered_json round_record_json(const RoundRecord& r) {
   nlohmann::ordered_json j = {{"loop_id", r.loop_id},
                               {"round", r.round},
@@ -77,6 +81,7 @@ nlohmann::ordered_json round_record_json(const RoundRecord& r) {
                               {"failure", r.failure}};
   // Written only when it is not geomean, so that records made before the choice read as before.
   if (r.objective != Objective::geomean) j["objective"] = objective_name(r.objective);
+  if (!r.candidate_family.empty()) j["candidate_family"] = r.candidate_family;
   return j;
 }
 
@@ -90,6 +95,7 @@ RoundRecord round_record_from_json(const nlohmann::ordered_json& j) {
   r.stage = *stage;
   r.hypothesis = hypothesis_from(j);
   r.content_hash = j.value("content_hash", "");
+  r.candidate_family = j.value("candidate_family", "");
   if (j.contains("candidate") && j.at("candidate").is_string())
     r.candidate = j.at("candidate").get<std::string>();
   r.candidate_ms = maybe_number(j, "candidate_ms");

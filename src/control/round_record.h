@@ -32,7 +32,8 @@ struct RoundRecord {
   std::string loop_id;
   std::int64_t round = 0;
   Stage stage = Stage::explore;
-  agents::Hypothesis hypothesis;             // regime, direction, family the round tried
+  agents::Hypothesis hypothesis;             // regime, direction, family the controller asked for
+  std::string candidate_family;              // the family the round's candidate claimed; empty: none
   std::string content_hash;                  // normalised_content_hash of the candidate; empty: none produced
   std::optional<std::string> candidate;      // archive content id of the candidate, when archived
   std::optional<double> candidate_ms;        // mean latency as `objective`; absent when it did not pass
@@ -46,6 +47,9 @@ struct RoundRecord {
   [[nodiscard]] std::optional<double> speedup() const;
   // The retained best's latency after this round: the candidate's when promoted.
   [[nodiscard]] std::optional<double> retained_ms() const;
+  // The technique the round's outcome speaks for: the candidate's claimed family, else the
+  // direction's (an agent told to vary the family within a direction may win with another).
+  [[nodiscard]] const std::string& technique_family() const noexcept;
 };
 
 [[nodiscard]] nlohmann::ordered_json round_record_json(const RoundRecord& r);

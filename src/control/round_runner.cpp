@@ -444,7 +444,7 @@ RoundRecord round_record_of(const std::string& loop_id, std::int64_t round, cons
   rr.stage = Stage::explore;
   rr.hypothesis = choice.hypothesis;
   rr.decision = kind;
-  // The round's candidate: the contender, else the fastest evaluated one, else none.
+  // The round's candidate: the contender, else the first evaluated one, else none.
   std::optional<std::size_t> pick = contender;
   for (std::size_t i = 0; !pick && i < outcomes.size(); ++i) {
     if (outcomes[i].evaluated()) pick = i;
@@ -455,6 +455,7 @@ RoundRecord round_record_of(const std::string& loop_id, std::int64_t round, cons
   }
   const CandidateOutcome& c = outcomes[*pick];
   rr.content_hash = normalised_content_hash(c.candidate.solution);
+  rr.candidate_family = c.candidate.family;
   rr.candidate = c.content_id;
   const Sweep& measured = c.full ? *c.full : *c.gate;
   rr.passed = measured.all_passed();

@@ -24,7 +24,7 @@ TEST(Schema, AnEmptyIndexFileIsMigratedToTheCurrentVersion) {
   dir.write("a/index.sqlite", "");  // zero bytes: a version-0 database
   Archive a = Archive::open_existing(dir / "a");
   EXPECT_EQ(a.db().query_int("PRAGMA user_version"), current_schema_version());
-  EXPECT_EQ(current_schema_version(), 4);
+  EXPECT_EQ(current_schema_version(), 5);
   for (const char* table : {"blobs", "definitions", "workloads", "workload_files", "solutions", "builds",
                             "runs", "run_workloads", "traces", "samples", "environments", "profiles",
                             "decisions", "loop_manifest", "imports", "hypothesis_outcomes"}) {

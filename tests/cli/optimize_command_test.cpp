@@ -111,6 +111,20 @@ TEST(OptimizeCommand, TunerPromotesAClearlyFasterSettingAndSaysWhy) {
       contender_speedup = std::max(contender_speedup, c.at("full_speedup").get<double>());
   }
   EXPECT_NEAR(record.at("speedup").get<double>(), contender_speedup, 1e-9) << e.at("candidates").dump(2);
+  // The record and the memory name the technique the promoted candidate claimed, beside the
+  // direction the controller asked for.
+  std::string promoted_family;
+  for (const auto& c : e.at("candidates"))
+    if (c.at("name") == kFastName) promoted_family = c.at("family").get<std::string>();
+  ASSERT_FALSE(promoted_family.empty()) << e.at("candidates").dump(2);
+  EXPECT_EQ(record.at("candidate_family"), promoted_family);
+  {
+    archive::Archive a = archive::Archive::open_existing(archive);
+    archive::Statement m = a.db().prepare("SELECT candidate_family, outcome FROM hypothesis_outcomes");
+    ASSERT_TRUE(m.step());
+    EXPECT_EQ(m.column_text(0), promoted_family);
+    EXPECT_EQ(m.column_text(1), "promoted");
+  }
   EXPECT_EQ(e.at("paired_baseline").at("repeats").size(), 2u);
   EXPECT_EQ(e.at("paired_baseline").at("confirm").at("protocol"), "robust");
   EXPECT_EQ(e.at("stages").at("explore").at("families"), 3);

@@ -78,6 +78,36 @@ TEST(Memory, IsSharedAcrossLoopsAndRecordingARoundAgainAddsNothing) {
   EXPECT_EQ(k.entries()[1].loop_id, "loop-b");
 }
 
+// MoE's loop of 2026-12-06 (H100): the controller asked for "tune the declared knobs" (family
+// knobs); the cli agent's candidate, latency_hiding, was promoted. What worked is the candidate's
+// technique; what was asked stays the direction's, so the controller's idea still reads as tried.
+TEST(Memory, WhatWorkedIsTalliedByTheFamilyTheCandidateClaimed) {
+  kh::test::TempDir dir;
+  RoundRecord r =
+      make_round(1, "knobs", "tune the declared knobs", 1.2, 1.35, archive::DecisionKind::promote);
+  r.candidate_family = "latency_hiding";
+  EXPECT_EQ(r.technique_family(), "latency_hiding");
+  {
+    archive::Archive a = archive::Archive::open_or_create(dir.path());
+    remember(a, "moe", r);
+  }
+  archive::Archive a = archive::Archive::open_existing(dir.path());
+  const Knowledge k = recall(a, "moe");
+  ASSERT_EQ(k.entries().size(), 1U);
+  EXPECT_EQ(k.entries()[0].hypothesis.family, "knobs");
+  EXPECT_EQ(k.entries()[0].candidate_family, "latency_hiding");
+  const std::vector<FamilyTally> tally = k.tally("large");
+  ASSERT_EQ(tally.size(), 1U);
+  EXPECT_EQ(tally[0].family, "latency_hiding");
+  EXPECT_EQ(tally[0].promoted, 1U);
+  EXPECT_EQ(k.json()["large"]["worked"][0]["family"], "latency_hiding");
+  EXPECT_TRUE(k.tried({"large", "tune the declared knobs", "knobs", "", ""}));
+  // A candidate that claims no family speaks for the direction's.
+  r.candidate_family.clear();
+  EXPECT_EQ(memory_entry("moe", r).candidate_family, "");
+  EXPECT_EQ(technique_family(memory_entry("moe", r)), "knobs");
+}
+
 TEST(Memory, AnUnknownOutcomeIsRefused) {
   kh::test::TempDir dir;
   archive::Archive a = archive::Archive::open_or_create(dir.path());

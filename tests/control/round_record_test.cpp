@@ -38,6 +38,12 @@ TEST(RoundRecord, RoundTripsThroughDecisionEvidenceInRoundOrder) {
   EXPECT_EQ(back[1].hypothesis.directive, "keep registers under 128");
   EXPECT_EQ(back[1].failure, failed.failure);
   EXPECT_EQ(round_record_json(back[1]).dump(), round_record_json(failed).dump());
+  // The candidate's claimed family travels when there is one; records without it read as before.
+  EXPECT_FALSE(round_record_json(won).contains("candidate_family"));
+  RoundRecord claimed = won;
+  claimed.candidate_family = "latency_hiding";
+  EXPECT_EQ(round_record_from_json(round_record_json(claimed)).candidate_family, "latency_hiding");
+  EXPECT_EQ(round_record_from_json(round_record_json(claimed)).hypothesis.family, "memory_access");
 }
 
 TEST(RoundRecord, AMalformedRecordNamesItsField) {
