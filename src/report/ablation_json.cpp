@@ -15,16 +15,6 @@ ordered_json point_json(const BudgetPoint& p) {
           {"best_speedup", p.best_speedup}};
 }
 
-ordered_json statuses_json(const CandidateStatuses& s) {
-  return {{"passed", s.passed},
-          {"incorrect", s.incorrect},
-          {"reward_hack", s.reward_hack},
-          {"compile_error", s.compile_error},
-          {"crashed", s.crashed},
-          {"refused", s.refused},
-          {"total", s.total()}};
-}
-
 ordered_json arm_json(const AblationReport& r, const ArmReport& a) {
   ordered_json curve = ordered_json::array();
   for (const BudgetPoint& p : a.curve) curve.push_back(point_json(p));
@@ -45,7 +35,7 @@ ordered_json arm_json(const AblationReport& r, const ArmReport& a) {
           {"best_speedup", a.best_speedup},
           {"spent", point_json(a.spent)},
           {"stopped_by", a.stopped_by},
-          {"statuses", statuses_json(a.statuses)},
+          {"statuses", candidate_statuses_json(a.statuses)},
           {"promotions", std::move(promotions)},
           {"fast_p", std::move(fast)},
           {"curve", std::move(curve)}};

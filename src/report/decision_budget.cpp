@@ -67,4 +67,14 @@ CandidateStatuses candidate_statuses(const ordered_json& evidence) {
   return s;
 }
 
+ordered_json candidate_statuses_json(const CandidateStatuses& s) {
+  return {{"passed", s.passed},
+          {"incorrect", s.incorrect},
+          {"reward_hack", s.reward_hack},
+          {"compile_error", s.compile_error},
+          {"crashed", s.crashed},
+          {"refused", s.refused},
+          {"total", s.total()}};
+}
+
 }  // namespace kh::report

@@ -32,5 +32,7 @@ struct CandidateStatuses {
 
 [[nodiscard]] DecisionBudget decision_budget(const nlohmann::ordered_json& evidence);
 [[nodiscard]] CandidateStatuses candidate_statuses(const nlohmann::ordered_json& evidence);
+// {"passed": n, ..., "refused": n, "total": n}, as reports write it.
+[[nodiscard]] nlohmann::ordered_json candidate_statuses_json(const CandidateStatuses& s);
 
 }  // namespace kh::report

@@ -19,6 +19,7 @@
 
 #include "report/archive_rows.h"
 #include "report/promoted_speedup.h"
+#include "report/round_rows.h"
 #include "report/scoring.h"
 
 namespace kh::report {
@@ -60,6 +61,7 @@ struct DefinitionReport {
   // archive is reported, never ranked.
   std::vector<std::string> tampered;
   std::vector<PromotionRow> promotions;  // by round; filled by load_definition_report
+  std::vector<RoundRow> rounds;  // every loop's rounds on it, by round; filled by load_definition_report
 };
 
 struct LeaderboardInput {

@@ -69,6 +69,19 @@ ordered_json to_json(const DefinitionReport& r) {
          {"speedup_over_baseline", p.speedup ? ordered_json(p.speedup->over_baseline) : ordered_json()},
          {"speedup", p.speedup ? p.speedup->json() : ordered_json()}});
   }
+  ordered_json rounds = ordered_json::array();
+  for (const RoundRow& x : r.rounds) {
+    rounds.push_back({{"loop_id", x.loop_id},
+                      {"round", x.round},
+                      {"decision", x.decision},
+                      {"candidate", x.candidate},
+                      {"family", x.family},
+                      {"speedup", x.speedup ? ordered_json(*x.speedup) : ordered_json()},
+                      {"objective", x.objective},
+                      {"candidates", candidate_statuses_json(x.candidates)},
+                      {"reason", x.reason},
+                      {"seconds", x.seconds}});
+  }
   return {{"definition", r.definition},
           {"ranked", true},
           {"baseline", r.baseline.empty() ? ordered_json() : ordered_json(r.baseline)},
@@ -77,7 +90,8 @@ ordered_json to_json(const DefinitionReport& r) {
           {"sweep", r.sweep},
           {"workloads", workloads},
           {"leaderboard", board},
-          {"promotions", std::move(promotions)}};
+          {"promotions", std::move(promotions)},
+          {"rounds", std::move(rounds)}};
 }
 
 }  // namespace kh::report

@@ -37,6 +37,7 @@ DefinitionReport load_definition_report(const ArchiveReader& reader, std::string
     }
     report.promotions.push_back(std::move(row));
   }
+  for (const DecisionEntry& d : reader.decisions(definition, 10000)) report.rounds.push_back(round_row(d));
   return report;
 }
 

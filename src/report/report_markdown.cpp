@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "report/plots.h"
 #include "report/report_formats.h"
@@ -103,6 +105,37 @@ void promotions_table(std::string& out, const DefinitionReport& r) {
   }
 }
 
+// The loops' own record: each round's decision, candidates, the round's candidate and why.
+void rounds_table(std::string& out, const DefinitionReport& r) {
+  std::set<std::string> loops;
+  std::map<std::string, int> decisions;
+  CandidateStatuses all;
+  double seconds = 0;
+  for (const RoundRow& x : r.rounds) {
+    loops.insert(x.loop_id);
+    ++decisions[x.decision];
+    all += x.candidates;
+    seconds += x.seconds;
+  }
+  out += fmt::format(
+      "\n#### Rounds\n\n{} round(s) of {} loop(s): {} promoted, {} rejected and restored, {} archived only; "
+      "candidates {}; wall time {:.0f} s. Speedup: the retained best's latency over the round's candidate's, "
+      "on the round's workloads, weighed as the loop's objective says.\n\n",
+      r.rounds.size(), loops.size(), decisions["promote"], decisions["reject_restore"],
+      decisions["archive_only"], candidates_text(all), seconds);
+  out +=
+      "| loop | round | decision | candidates | the round's candidate | family | speedup | reason | seconds "
+      "|\n";
+  out += "|---|---:|---|---|---|---|---:|---|---:|\n";
+  for (const RoundRow& x : r.rounds) {
+    const std::string speedup =
+        x.speedup ? format_speedup(*x.speedup) + (x.objective == "mean" ? " (mean latency)" : "") : "–";
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {:.0f} |\n", md(x.loop_id), x.round,
+                       x.decision, candidates_text(x.candidates), x.candidate.empty() ? "–" : md(x.candidate),
+                       x.family.empty() ? "–" : md(x.family), speedup, md(x.reason), x.seconds);
+  }
+}
+
 }  // namespace
 
 std::string to_markdown(const DefinitionReport& r, const MarkdownOptions& options) {
@@ -131,6 +164,7 @@ std::string to_markdown(const DefinitionReport& r, const MarkdownOptions& option
   out += "\n#### fast_p\n\n";
   fast_p_table(out, r, std::min<std::size_t>(options.top, 10));
   if (!r.promotions.empty()) promotions_table(out, r);
+  if (!r.rounds.empty()) rounds_table(out, r);
   if (options.plots) {
     out += "\n#### Plots\n\n";
     for (const char* p : {"speedup", "fast_p", "latency", "rounds", "roofline"})

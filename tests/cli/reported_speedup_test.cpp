@@ -73,9 +73,24 @@ TEST(ReportedSpeedup, SummaryReportAndDashboardShowTheSameFigure) {
   ASSERT_EQ(promotions.size(), 1u) << r.dump(2);
   EXPECT_DOUBLE_EQ(promotions[0].at("speedup_over_baseline").get<double>(), figure);
 
+  // The loop's own record beside it: each round, its decision, candidates and reason.
+  const auto& rounds = r.at("definitions").at(0).at("rounds");
+  ASSERT_EQ(rounds.size(), 2u) << r.dump(2);
+  EXPECT_EQ(rounds[0].at("decision"), "promote");
+  EXPECT_EQ(rounds[0].at("candidate"), s.at("best").at("name"));
+  EXPECT_FALSE(rounds[0].at("family").get<std::string>().empty());
+  EXPECT_GT(rounds[0].at("speedup").get<double>(), 1.0);
+  EXPECT_GE(rounds[0].at("candidates").at("passed").get<int>(), 1);
+  EXPECT_EQ(rounds[0].at("reason"), s.at("decisions").at(0).at("reason")) << s.at("decisions").dump(2);
+  EXPECT_GT(rounds[0].at("seconds").get<double>(), 0.0);
+  EXPECT_EQ(rounds[1].at("decision"), "archive_only");
+
   const auto md = run("report --archive '" + dir.string() + "'", Stderr::dropped);
   ASSERT_EQ(md.status, 0);
   EXPECT_TRUE(has(md.out, "#### Promotions")) << md.out;
+  EXPECT_TRUE(has(md.out, "#### Rounds")) << md.out;
+  EXPECT_TRUE(has(md.out, "2 round(s) of 1 loop(s): 1 promoted, 0 rejected and restored, 1 archived only"))
+      << md.out;
   EXPECT_TRUE(has(md.out, "| " + text + " | robust |")) << md.out;
   EXPECT_TRUE(has(md.out, "| contest score |")) << "the leaderboard's figure is named for what it is";
 
