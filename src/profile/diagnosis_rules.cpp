@@ -23,28 +23,6 @@ const KernelMetrics* main_kernel(const RegimeEvidence& e) {
   return best;
 }
 
-// The bare function name of a kernel signature, as ncu and the static analysis both write it
-// ("void ns::ws::gemm<(bool)1>(CUtensorMap_st, ...)" and "ns::ws::gemm<true>(...)" -> "gemm"):
-// ncu drops namespaces the demangler keeps, and writes template arguments its own way.
-std::string function_name(std::string_view signature) {
-  std::string_view s = signature.substr(0, signature.find_first_of("<("));
-  if (const auto space = s.rfind(' '); space != std::string_view::npos) s.remove_prefix(space + 1);
-  if (const auto scope = s.rfind("::"); scope != std::string_view::npos) s.remove_prefix(scope + 2);
-  return std::string(s);
-}
-
-// Whether the launch that holds the regime's time carries a static warning of `kind` (a warning
-// about the whole binary counts; without launches, any warning does): the scalar loads of a
-// small scale gather beside a TMA GEMM must not send the agent to vectorise the GEMM.
-bool main_kernel_has_warning(const RegimeEvidence& e, const std::string& kind) {
-  const KernelMetrics* k = main_kernel(e);
-  if (k == nullptr) return has_warning(e, kind);
-  const std::string name = function_name(k->kernel);
-  return std::any_of(e.static_warnings.begin(), e.static_warnings.end(), [&](const StaticWarning& w) {
-    return w.kind == kind && (w.kernel.empty() || function_name(w.kernel) == name);
-  });
-}
-
 // A stall reason as ncu_metrics.h names it ("wait"), also from a full metric name
 // ("smsp__pcsamp_warps_issue_stalled_wait").
 std::string plain_stall(const std::string& reason) {
@@ -102,6 +80,19 @@ std::string short_name(const std::string& kernel) {
     name = name.substr(colons + 2);
   if (const std::size_t space = name.rfind(' '); space != std::string::npos) name = name.substr(space + 1);
   return name.empty() ? kernel : name;
+}
+
+// Whether the launch that holds the regime's time carries a static warning of `kind` (a warning
+// about the whole binary counts; without launches, any warning does): the scalar loads of a
+// small scale gather beside a TMA GEMM must not send the agent to vectorise the GEMM. Names
+// compare without namespaces and template arguments, which ncu and the demangler write apart.
+bool main_kernel_has_warning(const RegimeEvidence& e, const std::string& kind) {
+  const KernelMetrics* k = main_kernel(e);
+  if (k == nullptr) return has_warning(e, kind);
+  const std::string name = short_name(k->kernel);
+  return std::any_of(e.static_warnings.begin(), e.static_warnings.end(), [&](const StaticWarning& w) {
+    return w.kind == kind && (w.kernel.empty() || short_name(w.kernel) == name);
+  });
 }
 
 double kernels_us(const RegimeEvidence& e) {
