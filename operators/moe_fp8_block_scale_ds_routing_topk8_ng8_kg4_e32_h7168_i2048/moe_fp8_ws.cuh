@@ -61,8 +61,8 @@ struct Args {
   float* sum;        // GEMM2's fp32 [T, H], accumulated
 };
 
-// One block's share of a GEMM: output tiles ("items", column tile fastest) first, first + stride, ...
-// below total. A persistent block takes every gridDim.x-th item; otherwise a block takes one.
+// One block's share of a GEMM: output tiles ("items", column tile fastest unless kByColumn) first,
+// first + stride, ... below total. A persistent block takes every gridDim.x-th item; otherwise a block takes one.
 struct Items {
   int first, stride, total;
 };
@@ -80,15 +80,31 @@ struct Item {
   int e, row0, rows_here, n0;
 };
 
-template <bool kGemm1>
+//
+// kByColumn: within an expert, the row tile fastest. An expert's items still span its row tiles'
+// range (items [first * kTilesX, (first + count) * kTilesX) for its row tiles first..first+count-1),
+// only their order inside it changes, so the blocks walking neighbouring items at once share one
+// weight column tile (read from DRAM once, the others hitting L2) and re-read the expert's few MB
+// of activation rows from L2. Column tile fastest, they share a row tile instead and the expert's
+// whole weights (GEMM1: 29 MB) stream again for each group of row tiles in flight.
+template <bool kGemm1, bool kByColumn = false>
 __device__ __forceinline__ Item item_at(const Args& p, int i) {
   constexpr int kTilesX = Shape<kGemm1>::kNOut / Shape<kGemm1>::BN;
-  const int2 tile = p.tiles[i / kTilesX];
+  int2 tile = p.tiles[i / kTilesX];
+  int column = i % kTilesX;
+  if constexpr (kByColumn) {
+    const int first = i / kTilesX - tile.y / kBM;  // the expert's first row tile (plan_tiles' layout)
+    const int rows = p.offsets[tile.x + 1] - p.offsets[tile.x];
+    const int count = min((rows + kBM - 1) / kBM, *p.num_tiles - first);
+    const int j = i - first * kTilesX;  // the item's place among its expert's
+    tile.y = (j % count) * kBM;
+    column = j / count;
+  }
   Item w;
   w.e = tile.x;
   w.row0 = p.offsets[tile.x] + tile.y;
   w.rows_here = min(kBM, p.offsets[tile.x + 1] - w.row0);
-  w.n0 = (i % kTilesX) * Shape<kGemm1>::BN;
+  w.n0 = column * Shape<kGemm1>::BN;
   return w;
 }
 
@@ -98,14 +114,14 @@ __device__ __forceinline__ Item item_at(const Args& p, int i) {
 // block's producer loads half of the shared A tile (64 rows) into both blocks, so a stage takes
 // 24 KB from L2 a block instead of 32 KB. A stage is reused only when both blocks' consumers have
 // released it (empty counts the pair's consumer warps).
-template <bool kGemm1, bool kPair, bool kTmaScales = false>
+template <bool kGemm1, bool kPair, bool kTmaScales = false, bool kByColumn = false>
 __device__ void produce(const CUtensorMap* map_a, const CUtensorMap* map_w, const Args& p, uint8_t* smem,
                         uint64_t* full, uint64_t* empty, Items items, ScaleMaps scales = {}) {
   const uint32_t rank = kPair ? cluster_rank() : 0;
   using S = Shape<kGemm1>;
   uint32_t it = 0;  // k blocks issued so far
   for (int i = items.first; i < items.total; i += items.stride) {
-    const Item w = item_at<kGemm1>(p, i);
+    const Item w = item_at<kGemm1, kByColumn>(p, i);
     const int w_row = w.e * S::kHalves * S::kNOut + w.n0;
     for (int kb = 0; kb < S::KT; ++kb, ++it) {
       const uint32_t s = it % kStages;
@@ -245,7 +261,7 @@ __device__ __forceinline__ void read_scales(const uint8_t* slot, int row0, int k
 // kPrefetch: each k block's scales are loaded one k block ahead, so that their L2 latency hides
 // behind a whole stage's wgmmas; otherwise just before the stage's wait, which returns at once when
 // the producer is ahead.
-template <bool kGemm1, bool kPair, bool kPrefetch, bool kTmaScales = false>
+template <bool kGemm1, bool kPair, bool kPrefetch, bool kTmaScales = false, bool kByColumn = false>
 __device__ void consume(const Args& p, uint8_t* smem, uint64_t* full, uint64_t* empty, Items items) {
   using S = Shape<kGemm1>;
   const int peer = kPair ? static_cast<int>(cluster_rank() ^ 1u) : -1;
@@ -255,7 +271,7 @@ __device__ void consume(const Args& p, uint8_t* smem, uint64_t* full, uint64_t* 
   constexpr int kHalfScaleRows = kI / kBlock;  // GEMM1: X2's scale rows follow X1's
   uint32_t it = 0;                             // k blocks consumed so far
   for (int i = items.first; i < items.total; i += items.stride) {
-    const Item w = item_at<kGemm1>(p, i);
+    const Item w = item_at<kGemm1, kByColumn>(p, i);
     // Where this thread's activation scales come from; rows past the tile read its first row's
     // (their results are not stored).
     const float* sa_src[2];
@@ -356,7 +372,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 // fp8_gemm_ws, persistent, with the block scales streamed into the stages by TMA beside the operand
 // tiles (kTmaScales), so that the consumers read them from shared memory: loaded from global memory
 // by the consumers, they queue behind the stages' bulk traffic and the fold waits for them.
-template <bool kGemm1>
+// kByColumn: item_at's order.
+template <bool kGemm1, bool kByColumn = false>
 __global__ void __launch_bounds__(kThreads, 1)
     fp8_gemm_ws_tma_scales(const __grid_constant__ CUtensorMap map_a,
                            const __grid_constant__ CUtensorMap map_w,
@@ -381,10 +398,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();
   if (threadIdx.x < 128) {
     if (threadIdx.x == 0)
-      produce<kGemm1, false, true>(&map_a, &map_w, p, smem, full, empty, items, ScaleMaps{&map_sa, &map_sw});
+      produce<kGemm1, false, true, kByColumn>(&map_a, &map_w, p, smem, full, empty, items,
+                                              ScaleMaps{&map_sa, &map_sw});
     return;
   }
-  consume<kGemm1, false, false, true>(p, smem, full, empty, items);
+  consume<kGemm1, false, false, true, kByColumn>(p, smem, full, empty, items);
 }
 
 // GEMM1's activation rows in expert order (row r = hidden_states[row_token[r]]), for TMA.
@@ -458,10 +476,10 @@ void launch_ws(const CUtensorMap& map_a, const CUtensorMap& map_w, const Args& a
   launch_gemm(kernel, grid, kSmem, kPair ? 2u : 1u, stream, map_a, map_w, a);
 }
 
-template <bool kGemm1>
+template <bool kGemm1, bool kByColumn = false>
 void launch_ws_tma_scales(const CUtensorMap& map_a, const CUtensorMap& map_w, const CUtensorMap& map_sa,
                           const CUtensorMap& map_sw, const Args& a, cudaStream_t stream) {
-  constexpr auto kernel = fp8_gemm_ws_tma_scales<kGemm1>;
+  constexpr auto kernel = fp8_gemm_ws_tma_scales<kGemm1, kByColumn>;
   static const bool sized = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                  kSmemTmaScales) == cudaSuccess;
   (void)sized;
@@ -480,12 +498,14 @@ inline bool is_large(const DLTensor* routing_logits, const DLTensor* hidden_stat
 // The large call: routing as fp8wg's (tiles of kBM rows), the gather, both GEMMs warp-specialised
 // (kPersistent: one block an SM), the cast. 1 where a tensor map cannot be made or the tile list
 // would not fit the grid.
-template <bool kPersistent, bool kPair = false, bool kPrefetch = false, bool kTmaScales = false>
+template <bool kPersistent, bool kPair = false, bool kPrefetch = false, bool kTmaScales = false,
+          bool kByColumn = false>
 int run_large(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTensor* hidden_states,
               const DLTensor* hidden_states_scale, const DLTensor* gemm1_weights,
               const DLTensor* gemm1_weights_scale, const DLTensor* gemm2_weights,
               const DLTensor* gemm2_weights_scale, int32_t local_expert_offset, float routed_scaling_factor,
               DLTensor* output, cudaStream_t stream) {
+  static_assert(!kByColumn || kTmaScales, "the column order is written for the TMA-scales kernels");
   const CallSize n = call_size(routing_logits, gemm1_weights, kBM);
   if (n.max_tiles > 65535) return 1;
   Scratch b{};
@@ -543,8 +563,8 @@ int run_large(const DLTensor* routing_logits, const DLTensor* routing_bias, cons
   g2.a_scale = b.act_scale;
   g2.w_scale = static_cast<const float*>(gemm2_weights_scale->data);
   if constexpr (kTmaScales) {
-    launch_ws_tma_scales<true>(a1, w1, sa1, sw1, g1, stream);
-    launch_ws_tma_scales<false>(a2, w2, sa2, sw2, g2, stream);
+    launch_ws_tma_scales<true, kByColumn>(a1, w1, sa1, sw1, g1, stream);
+    launch_ws_tma_scales<false, kByColumn>(a2, w2, sa2, sw2, g2, stream);
   } else {
     launch_ws<true, kPersistent, kPair, kPrefetch>(a1, w1, g1, static_cast<int>(n.max_tiles), stream);
     launch_ws<false, kPersistent, kPair, kPrefetch>(a2, w2, g2, static_cast<int>(n.max_tiles), stream);
@@ -555,7 +575,8 @@ int run_large(const DLTensor* routing_logits, const DLTensor* routing_bias, cons
 }
 
 // The fp8ws candidates' entry: the large calls here, the others as fp8wg.
-template <bool kPersistent, bool kPair = false, bool kPrefetch = false, bool kTmaScales = false>
+template <bool kPersistent, bool kPair = false, bool kPrefetch = false, bool kTmaScales = false,
+          bool kByColumn = false>
 int run(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTensor* hidden_states,
         const DLTensor* hidden_states_scale, const DLTensor* gemm1_weights,
         const DLTensor* gemm1_weights_scale, const DLTensor* gemm2_weights,
@@ -565,7 +586,7 @@ int run(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTe
     return moe_fp8_grouped::run<Fp8wgPlan>(
         routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
         gemm2_weights, gemm2_weights_scale, local_expert_offset, routed_scaling_factor, output, stream);
-  return run_large<kPersistent, kPair, kPrefetch, kTmaScales>(
+  return run_large<kPersistent, kPair, kPrefetch, kTmaScales, kByColumn>(
       routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
       gemm2_weights, gemm2_weights_scale, local_expert_offset, routed_scaling_factor, output, stream);
 }
