@@ -150,11 +150,14 @@ std::vector<RegimeDiagnosis> regime_diagnoses(const profile::ProfileReport& repo
   return out;
 }
 
+// By the family each round's candidate claimed: an agent asked for one family may try another, and
+// then that other one is what the round explored, while the asked one is still untried.
 std::vector<std::string> explored_families(const std::vector<RoundRecord>& history) {
   std::vector<std::string> out;
-  for (const RoundRecord& r : history)
-    if (r.stage == Stage::explore && !r.hypothesis.family.empty() && !contains(out, r.hypothesis.family))
-      out.push_back(r.hypothesis.family);
+  for (const RoundRecord& r : history) {
+    const std::string& family = r.technique_family();
+    if (r.stage == Stage::explore && !family.empty() && !contains(out, family)) out.push_back(family);
+  }
   return out;
 }
 

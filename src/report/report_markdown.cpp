@@ -128,11 +128,9 @@ void rounds_table(std::string& out, const DefinitionReport& r) {
       "|\n";
   out += "|---|---:|---|---|---|---|---:|---|---:|\n";
   for (const RoundRow& x : r.rounds) {
-    const std::string speedup =
-        x.speedup ? format_speedup(*x.speedup) + (x.objective == "mean" ? " (mean latency)" : "") : "–";
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {:.0f} |\n", md(x.loop_id), x.round,
                        x.decision, candidates_text(x.candidates), x.candidate.empty() ? "–" : md(x.candidate),
-                       x.family.empty() ? "–" : md(x.family), speedup, md(x.reason), x.seconds);
+                       x.family.empty() ? "–" : md(x.family), round_speedup_text(x), md(x.reason), x.seconds);
   }
 }
 

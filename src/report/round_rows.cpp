@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "report/json_fields.h"
+#include "report/promoted_speedup.h"
 
 namespace kh::report {
 namespace {
@@ -44,6 +45,11 @@ RoundRow round_row(const DecisionEntry& d) {
   row.reason = text_at(evidence, "reason");
   row.seconds = decision_budget(evidence).seconds;
   return row;
+}
+
+std::string round_speedup_text(const RoundRow& row) {
+  if (!row.speedup) return "–";
+  return format_speedup(*row.speedup) + (row.objective == "mean" ? " (mean latency)" : "");
 }
 
 std::string candidates_text(const CandidateStatuses& s) {

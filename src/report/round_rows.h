@@ -29,6 +29,9 @@ struct RoundRow {
 
 [[nodiscard]] RoundRow round_row(const DecisionEntry& decision);
 
+// "1.134x (mean latency)": the round's speedup as its objective weighed it; "–" when it has none.
+[[nodiscard]] std::string round_speedup_text(const RoundRow& row);
+
 // "3 (2 passed, 1 reward hack)": a round's candidates, those that did not pass by why.
 [[nodiscard]] std::string candidates_text(const CandidateStatuses& s);
 

@@ -13,6 +13,7 @@
 #include "archive/controller_log.h"
 #include "cli/kharness_command.h"
 #include "report/dashboard/dashboard.h"
+#include "report/dashboard/html.h"
 #include "report/promoted_speedup.h"
 #include "support/temp_dir.h"
 
@@ -99,6 +100,14 @@ TEST(ReportedSpeedup, SummaryReportAndDashboardShowTheSameFigure) {
   EXPECT_TRUE(has(history, "round 1: promote · " + text + " over the loop&#39;s baseline")) << history;
   EXPECT_TRUE(has(history, "round 2: archive_only (kept)")) << "every kind of decision is on the history";
   EXPECT_TRUE(has(history, "2 decisions")) << history;
+  // The dashboard's decisions carry the same round record as the report's Rounds table.
+  EXPECT_TRUE(has(history, "<th>speedup over the best it kept</th>")) << history;
+  EXPECT_TRUE(has(history, "<td>" + rounds[0].at("candidate").get<std::string>() + "</td>")) << history;
+  EXPECT_TRUE(has(history, "<td>" + report::format_speedup(rounds[0].at("speedup").get<double>()) + "</td>"))
+      << history;
+  EXPECT_TRUE(has(history, "<td>" + report::dashboard::html_escape(rounds[0].at("reason").get<std::string>()) +
+                               "</td>"))
+      << history;
   const std::string definition = dash.get("/definition/rmsnorm_h128", {}).body;
   EXPECT_TRUE(has(definition, "<span class=\"speedup\">" + text + "</span>")) << definition;
   EXPECT_TRUE(has(definition, "contest score"));

@@ -8,6 +8,7 @@
 
 #include "report/dashboard/html.h"
 #include "report/dashboard/pages.h"
+#include "report/round_rows.h"
 
 namespace kh::report::dashboard {
 namespace {
@@ -33,29 +34,28 @@ std::string decision_badge(const DecisionEntry& d, RowId on) {
   return fmt::format(" <span class=\"badge {}\">{}</span>", html_escape(d.kind), html_escape(text));
 }
 
-std::string reason_of(const DecisionEntry& d) {
-  const auto evidence = nlohmann::ordered_json::parse(d.evidence_json, nullptr, false);
-  return evidence.is_object() && evidence.contains("reason") && evidence["reason"].is_string()
-             ? evidence["reason"].get<std::string>()
-             : std::string();
-}
-
-// Every decision of the definition's loops, whatever its kind, in round order.
+// Every decision of the definition's loops, whatever its kind, in round order, with the round's
+// record as `kharness report` lists it (report/round_rows.h).
 void decisions_table(HtmlPage& page, const ArchiveReader& reader,
                      const std::vector<DecisionEntry>& decisions) {
   std::vector<std::vector<std::string>> rows;
   for (const DecisionEntry& d : decisions) {
+    const RoundRow row = round_row(d);
     const std::optional<RowId> on = d.solution_id ? d.solution_id : d.baseline_id;
     const auto s = on ? reader.solution(*on) : std::nullopt;
     rows.push_back({html_escape(d.loop_id), std::to_string(d.round),
                     fmt::format("<span class=\"badge {0}\">{0}</span>", html_escape(d.kind)),
                     s ? anchor(candidate_href(s->id), s->name) + (d.solution_id ? "" : " (kept)") : "–",
+                    html_escape(candidates_text(row.candidates)),
+                    html_escape(row.candidate.empty() ? "–" : row.candidate),
+                    html_escape(row.family.empty() ? "–" : row.family), html_escape(round_speedup_text(row)),
                     "<span class=\"speedup\">" + promoted_speedup_text(speedup_of(d)) + "</span>",
-                    html_escape(reason_of(d))});
+                    html_escape(row.reason), fmt::format("{:.0f}", row.seconds)});
   }
   page.heading(2, "Decisions", "decisions")
-      .table({"loop", "round", "decision", "on", "speedup over the loop's baseline", "reason"}, rows,
-             "decisions");
+      .table({"loop", "round", "decision", "on", "candidates", "the round's candidate", "family",
+              "speedup over the best it kept", "speedup over the loop's baseline", "reason", "seconds"},
+             rows, "decisions");
 }
 
 std::string node_html(const SolutionEntry& s, const CachedDefinition& cached,
