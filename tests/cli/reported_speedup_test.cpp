@@ -105,8 +105,8 @@ TEST(ReportedSpeedup, SummaryReportAndDashboardShowTheSameFigure) {
   EXPECT_TRUE(has(history, "<td>" + rounds[0].at("candidate").get<std::string>() + "</td>")) << history;
   EXPECT_TRUE(has(history, "<td>" + report::format_speedup(rounds[0].at("speedup").get<double>()) + "</td>"))
       << history;
-  EXPECT_TRUE(has(history, "<td>" + report::dashboard::html_escape(rounds[0].at("reason").get<std::string>()) +
-                               "</td>"))
+  EXPECT_TRUE(has(
+      history, "<td>" + report::dashboard::html_escape(rounds[0].at("reason").get<std::string>()) + "</td>"))
       << history;
   const std::string definition = dash.get("/definition/rmsnorm_h128", {}).body;
   EXPECT_TRUE(has(definition, "<span class=\"speedup\">" + text + "</span>")) << definition;
