@@ -18,6 +18,13 @@ using archive::Statement;
 
 namespace {
 
+// The oldest schema whose tables the reports' queries (here and in the dashboard) read unchanged:
+// version 5 added only the memory's candidate_family, which no report reads; version 4 brought the
+// run seals the tamper check reads. So a report reads a version-4 archive as it is, in its
+// read-only open, without a writing command migrating it first. Raise this with a schema bump
+// that changes anything the reports read.
+constexpr std::int64_t kOldestReadSchema = 4;
+
 constexpr const char* kTraceColumns =
     "id, run_id, solution_id, solution, workload_uuid, status, latency_ms, reference_latency_ms, speedup, "
     "sol_fraction, sol_floor_ms, timestamp";
@@ -136,17 +143,6 @@ std::vector<std::string> ArchiveReader::tamper_problems(std::string_view definit
 }
 
 ArchiveReader::ArchiveReader(fs::path dir, archive::Database db) : dir_(std::move(dir)), db_(std::move(db)) {}
-
-namespace {
-
-// The oldest schema whose tables the reports' queries (here and in the dashboard) read unchanged:
-// version 5 added only the memory's candidate_family, which no report reads; version 4 brought the
-// run seals the tamper check reads. So a report reads a version-4 archive as it is, in its
-// read-only open, without a writing command migrating it first. Raise this with a schema bump
-// that changes anything the reports read.
-constexpr std::int64_t kOldestReadSchema = 4;
-
-}  // namespace
 
 ArchiveReader ArchiveReader::open(const fs::path& dir) {
   const fs::path index = dir / archive::Archive::kIndexFile;

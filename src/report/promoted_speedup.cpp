@@ -61,4 +61,8 @@ std::optional<PromotedSpeedup> PromotedSpeedup::from_evidence(const ordered_json
 
 std::string format_speedup(double speedup) { return fmt::format("{:.3f}x", speedup); }
 
+std::string format_speedup(double speedup, std::string_view objective) {
+  return format_speedup(speedup) + (objective == "mean" ? " (mean latency)" : "");
+}
+
 }  // namespace kh::report

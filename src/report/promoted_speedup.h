@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kh::report {
@@ -49,5 +50,8 @@ struct PromotedSpeedup {
 
 // "1.081x": how every place prints a speedup, so the same figure reads the same.
 [[nodiscard]] std::string format_speedup(double speedup);
+// "1.081x (mean latency)" where the loop weighed the workloads by latency (objective "mean"),
+// "1.081x" under the geometric mean: the promotion and the round tables say it alike.
+[[nodiscard]] std::string format_speedup(double speedup, std::string_view objective);
 
 }  // namespace kh::report

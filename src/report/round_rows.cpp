@@ -49,7 +49,7 @@ RoundRow round_row(const DecisionEntry& d) {
 
 std::string round_speedup_text(const RoundRow& row) {
   if (!row.speedup) return "–";
-  return format_speedup(*row.speedup) + (row.objective == "mean" ? " (mean latency)" : "");
+  return format_speedup(*row.speedup, row.objective);
 }
 
 std::string candidates_text(const CandidateStatuses& s) {
