@@ -95,6 +95,19 @@ bool main_kernel_has_warning(const RegimeEvidence& e, const std::string& kind) {
   });
 }
 
+// The memory units ncu measured for k, busiest first ("L2 80%, L1 57%, DRAM 45%"); empty when none was.
+std::vector<std::pair<std::string, double>> memory_units(const KernelMetrics& k) {
+  std::vector<std::pair<std::string, double>> units;
+  for (const auto& [name, pct] : {std::pair<std::string, double>{"L2", k.l2_throughput_pct},
+                                  {"L1", k.l1_throughput_pct},
+                                  {"DRAM", k.dram_throughput_pct}}) {
+    if (pct > 0) units.emplace_back(name, pct);
+  }
+  std::stable_sort(units.begin(), units.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  return units;
+}
+
 double kernels_us(const RegimeEvidence& e) {
   double total = 0;
   for (const KernelMetrics& k : e.kernels) total += k.duration_us;
@@ -104,6 +117,8 @@ double kernels_us(const RegimeEvidence& e) {
 // The call's kernels account for less than this share of its latency: the rest is launch gaps
 // between them and host work (ncu's serialised durations against the harness's latency).
 constexpr double kBusyShare = 0.6;
+// DRAM at most this share of the busiest on-chip memory unit's throughput: the on-chip unit bounds.
+constexpr double kOnChipShare = 0.75;
 
 // Why a latency-bound regime waits: its longest kernel, that kernel's share of the call and of
 // the GPU, and what its warps stall on; then whether the kernels fill the call at all.
@@ -138,8 +153,10 @@ std::pair<std::string, std::string> label(const RegimeEvidence& e) {
   }
   if (const KernelMetrics* k = main_kernel(e)) {
     if (k->memory_throughput_pct >= 60 && k->memory_throughput_pct >= k->sm_throughput_pct) {
-      return {"memory", fmt::format("memory throughput {:.0f}% of peak (SM {:.0f}%)",
-                                    k->memory_throughput_pct, k->sm_throughput_pct)};
+      const std::string units = memory_units_text(*k);
+      return {"memory",
+              fmt::format("memory throughput {:.0f}% of peak (SM {:.0f}%){}", k->memory_throughput_pct,
+                          k->sm_throughput_pct, units.empty() ? "" : "; by unit: " + units)};
     }
     if (k->sm_throughput_pct >= 60) {
       return {"compute", fmt::format("SM throughput {:.0f}% of peak (memory {:.0f}%)", k->sm_throughput_pct,
@@ -287,6 +304,27 @@ const std::vector<Rule>& rules() {
                          fmt::format("L2 hit rate {:.0f}% while memory-bound", k->l2_hit_rate_pct), 60});
         }
       },
+      // R12 memory-bound on on-chip traffic: the busiest memory unit is L2 or L1/shared memory and
+      // DRAM runs well below it, so fewer DRAM bytes would not help and reuse on the SM would.
+      [](const RegimeEvidence& e, const std::string& b, std::vector<Direction>& out) {
+        const KernelMetrics* k = main_kernel(e);
+        if (b != "memory" || k == nullptr || k->dram_throughput_pct <= 0) return;
+        const auto units = memory_units(*k);
+        const auto& [unit, pct] = units.front();
+        if (unit == "DRAM" || k->dram_throughput_pct > kOnChipShare * pct) return;
+        const std::string why =
+            fmt::format("{} at {:.0f}% of its peak, DRAM at {:.0f}%: the bytes move on chip",
+                        unit == "L2" ? "L2" : "L1/shared memory", pct, k->dram_throughput_pct);
+        if (unit == "L2")
+          out.push_back({"data_reuse",
+                         "reuse each byte the SMs take from L2: larger tiles, TMA multicast across a cluster",
+                         why, 66});
+        else
+          out.push_back({"data_reuse",
+                         "fewer shared-memory and L1 accesses: operands read once a tile, kept in registers, "
+                         "no bank conflicts",
+                         why, 66});
+      },
       // R10 far from the floor with nothing more specific: restructure.
       [](const RegimeEvidence& e, const std::string& b, std::vector<Direction>& out) {
         if (b != "launch" && e.sol_fraction > 0 && e.sol_fraction < 0.2) {
@@ -316,6 +354,13 @@ Diagnosis diagnose(const RegimeEvidence& evidence) {
     if (!seen && d.directions.size() < 3) d.directions.push_back(dir);
   }
   return d;
+}
+
+std::string memory_units_text(const KernelMetrics& k) {
+  std::string text;
+  for (const auto& [name, pct] : memory_units(k))
+    text += fmt::format("{}{} {:.0f}%", text.empty() ? "" : ", ", name, pct);
+  return text;
 }
 
 nlohmann::ordered_json directions_json(const std::vector<Direction>& directions) {

@@ -4,7 +4,7 @@
 //
 // Labels:
 //   launch  - the kernel runs for a few microseconds: fixed costs dominate
-//   memory  - DRAM traffic is the limiter (measured throughput, or the model's bound)
+//   memory  - a memory unit (DRAM, L2, L1/shared) is the limiter (measured throughput, or the model's bound)
 //   compute - the math pipes are the limiter
 //   latency - neither is busy: the kernel waits (too little parallelism, stalls)
 #pragma once
@@ -31,6 +31,10 @@ struct Diagnosis {
 };
 
 [[nodiscard]] Diagnosis diagnose(const RegimeEvidence& evidence);
+
+// The memory units ncu measured for a launch, busiest first: "L2 80%, L1 57%, DRAM 45%"; empty when
+// none was (a profile made before kharness asked for them).
+[[nodiscard]] std::string memory_units_text(const KernelMetrics& k);
 
 // The directions as a profile report's JSON holds them: [{family, title, why}, ...].
 [[nodiscard]] nlohmann::ordered_json directions_json(const std::vector<Direction>& directions);

@@ -89,6 +89,9 @@ KernelMetrics row_metrics(const std::map<std::string, std::size_t>& column,
   k.duration_us = get("gpu__time_duration.sum") * to_microseconds(unit("gpu__time_duration.sum"));
   k.sm_throughput_pct = get("sm__throughput.avg.pct_of_peak_sustained_elapsed");
   k.memory_throughput_pct = get("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed");
+  k.dram_throughput_pct = get("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed");
+  k.l2_throughput_pct = get("lts__throughput.avg.pct_of_peak_sustained_elapsed");
+  k.l1_throughput_pct = get("l1tex__throughput.avg.pct_of_peak_sustained_active");
   k.dram_bytes = get("dram__bytes.sum") * to_bytes(unit("dram__bytes.sum"));
   k.registers_per_thread = static_cast<int>(get("launch__registers_per_thread"));
   k.static_shared_bytes = static_cast<long>(get("launch__shared_mem_per_block_static") *
@@ -116,6 +119,9 @@ const std::vector<std::string>& ncu_metric_names() {
     std::vector<std::string> n{"gpu__time_duration.sum",
                                "sm__throughput.avg.pct_of_peak_sustained_elapsed",
                                "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+                               "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+                               "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+                               "l1tex__throughput.avg.pct_of_peak_sustained_active",
                                "dram__bytes.sum",
                                "launch__registers_per_thread",
                                "launch__shared_mem_per_block_static",

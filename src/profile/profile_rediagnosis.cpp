@@ -36,6 +36,9 @@ KernelMetrics kernel_of(const nlohmann::ordered_json& k, const std::string& wher
   m.duration_us = field<double>(k, "duration_us", where, source);
   m.sm_throughput_pct = field<double>(k, "sm_throughput_pct", where, source);
   m.memory_throughput_pct = field<double>(k, "memory_throughput_pct", where, source);
+  m.dram_throughput_pct = field_or(k, "dram_throughput_pct", 0.0, where, source);
+  m.l2_throughput_pct = field_or(k, "l2_throughput_pct", 0.0, where, source);
+  m.l1_throughput_pct = field_or(k, "l1_throughput_pct", 0.0, where, source);
   m.dram_bytes = field_or(k, "dram_bytes", 0.0, where, source);
   m.registers_per_thread = field_or(k, "registers_per_thread", 0, where, source);
   m.static_shared_bytes = field_or(k, "static_shared_bytes", 0L, where, source);

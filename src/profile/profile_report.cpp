@@ -24,13 +24,15 @@ void metrics_lines(const RegimeProfile& r, std::string& md) {
     return;
   }
   for (const KernelMetrics& k : r.evidence.kernels) {
+    const std::string units = memory_units_text(k);
     md += fmt::format(
-        "- `{}`: {:.2f} us, SM {:.0f}%, memory {:.0f}%, DRAM {:.2f} MB, {} regs, smem {}+{} B, occupancy "
+        "- `{}`: {:.2f} us, SM {:.0f}%, memory {:.0f}%{}, DRAM {:.2f} MB, {} regs, smem {}+{} B, occupancy "
         "{:.0f}% "
         "of {:.0f}%, {:.2f} waves/SM, L2 hit {:.0f}%",
-        k.kernel, k.duration_us, k.sm_throughput_pct, k.memory_throughput_pct, k.dram_bytes / 1e6,
-        k.registers_per_thread, k.static_shared_bytes, k.dynamic_shared_bytes, k.achieved_occupancy_pct,
-        k.theoretical_occupancy_pct, k.waves_per_sm, k.l2_hit_rate_pct);
+        k.kernel, k.duration_us, k.sm_throughput_pct, k.memory_throughput_pct,
+        units.empty() ? "" : " (" + units + ")", k.dram_bytes / 1e6, k.registers_per_thread,
+        k.static_shared_bytes, k.dynamic_shared_bytes, k.achieved_occupancy_pct, k.theoretical_occupancy_pct,
+        k.waves_per_sm, k.l2_hit_rate_pct);
     if (!k.top_stalls.empty()) {
       md += "; stalls:";
       for (const auto& [reason, v] : k.top_stalls) md += fmt::format(" {} {:.2f}", reason, v);
@@ -46,6 +48,9 @@ nlohmann::ordered_json kernel_json(const KernelMetrics& k) {
           {"duration_us", k.duration_us},
           {"sm_throughput_pct", k.sm_throughput_pct},
           {"memory_throughput_pct", k.memory_throughput_pct},
+          {"dram_throughput_pct", k.dram_throughput_pct},
+          {"l2_throughput_pct", k.l2_throughput_pct},
+          {"l1_throughput_pct", k.l1_throughput_pct},
           {"dram_bytes", k.dram_bytes},
           {"registers_per_thread", k.registers_per_thread},
           {"static_shared_bytes", k.static_shared_bytes},

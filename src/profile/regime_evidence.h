@@ -19,7 +19,13 @@ struct KernelMetrics {
   std::string nvtx_stack;  // ncu's push/pop range column for the launch: the ranges it ran in
   double duration_us = 0;
   double sm_throughput_pct = 0;      // compute (SM) throughput, % of peak
-  double memory_throughput_pct = 0;  // % of peak
+  double memory_throughput_pct = 0;  // % of peak: the busiest of the memory units below (and others)
+  // The memory units ncu's speed-of-light breakdown names, each % of its own peak; 0 when not measured.
+  // Which one is busy says where the bytes come from: a kernel at 80% of L2 and 45% of DRAM is bound
+  // by on-chip traffic, which more reuse on the SM cuts and fewer DRAM bytes do not.
+  double dram_throughput_pct = 0;
+  double l2_throughput_pct = 0;
+  double l1_throughput_pct = 0;  // L1 and shared memory, % of peak over the SM's active cycles
   double dram_bytes = 0;
   int registers_per_thread = 0;
   long static_shared_bytes = 0;

@@ -178,6 +178,37 @@ TEST(ProfileCommand, RediagnoseKeepsTheEvidenceAndRenewsTheDiagnosis) {
   EXPECT_TRUE(out.at("rediagnosed").get<bool>());
 }
 
+// The memory units a report stored are read back. The kernel is shaped like MoE's GEMM1 at 14107
+// tokens (H100, 2026-12-07); its split by unit is made up: L2 the busy unit, DRAM well below it.
+TEST(ProfileCommand, RediagnoseReadsTheMemoryUnitsAndPointsAnL2BoundKernelToReuse) {
+  kh::test::TempDir dir;
+  const nlohmann::ordered_json stored = {
+      {"regimes",
+       {{{"name", "outlier 1"},
+         {"latency_ms", 3.72},
+         {"sol_fraction", 0.447},
+         {"kernels",
+          {{{"kernel", "void ws::fp8_gemm_ws_tma_scales<1, 1>(CUtensorMap_st, ws::Args)"},
+            {"duration_us", 1818.75},
+            {"sm_throughput_pct", 53.0},
+            {"memory_throughput_pct", 81.0},
+            {"dram_throughput_pct", 45.0},
+            {"l2_throughput_pct", 80.0},
+            {"l1_throughput_pct", 57.0},
+            {"waves_per_sm", 1.0}}}}}}}};
+  const auto file = dir.write("profile.json", stored.dump(2));
+  const CommandResult r = run("profile --rediagnose " + quoted(file) + " --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const nlohmann::json regime = nlohmann::json::parse(r.out.substr(r.out.find('{'))).at("regimes").at(0);
+  const std::string reason = regime.at("bottleneck_reason");
+  EXPECT_NE(reason.find("by unit: L2 80%, L1 57%, DRAM 45%"), std::string::npos) << reason;
+  bool reuse = false;
+  for (const auto& d : regime.at("directions"))
+    reuse = reuse || (d.at("family") == "data_reuse" &&
+                      d.at("why").get<std::string>().find("L2 at 80%") != std::string::npos);
+  EXPECT_TRUE(reuse) << regime.at("directions").dump();
+}
+
 TEST(ProfileCommand, RediagnoseNamesTheFileAndFieldOfAMalformedReport) {
   kh::test::TempDir dir;
   const auto file =

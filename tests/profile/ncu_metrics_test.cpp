@@ -60,7 +60,10 @@ TEST(NcuMetrics, MalformedInputNamesTheRow) {
 TEST(NcuMetrics, AsksForEveryMetricItParses) {
   const auto& names = ncu_metric_names();
   for (const char* m : {"gpu__time_duration.sum", "dram__bytes.sum", "launch__waves_per_multiprocessor",
-                        "lts__t_sector_hit_rate.pct", "sm__warps_active.avg.pct_of_peak_sustained_active"}) {
+                        "lts__t_sector_hit_rate.pct", "sm__warps_active.avg.pct_of_peak_sustained_active",
+                        "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+                        "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+                        "l1tex__throughput.avg.pct_of_peak_sustained_active"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), m), names.end()) << m;
   }
 }
@@ -105,6 +108,10 @@ TEST(NcuMetrics, H200SectionPageAfterProgramOutput) {
   EXPECT_DOUBLE_EQ(k[0].waves_per_sm, 0.01);
   EXPECT_DOUBLE_EQ(k[0].theoretical_occupancy_pct, 75);
   EXPECT_DOUBLE_EQ(k[0].l2_hit_rate_pct, 50.95);
+  // The speed-of-light section's breakdown by memory unit, as kharness asks for it by name.
+  EXPECT_DOUBLE_EQ(k[0].dram_throughput_pct, 0.55);
+  EXPECT_DOUBLE_EQ(k[0].l2_throughput_pct, 2.07);
+  EXPECT_DOUBLE_EQ(k[0].l1_throughput_pct, 13.54);
   EXPECT_EQ(k[0].dram_bytes, 0) << "the sections page has no dram__bytes.sum: missing metrics are 0";
 }
 
