@@ -373,7 +373,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 // tiles (kTmaScales), so that the consumers read them from shared memory: loaded from global memory
 // by the consumers, they queue behind the stages' bulk traffic and the fold waits for them.
 // kByColumn: item_at's order.
-template <bool kGemm1, bool kByColumn = false>
+// kPair: launched as clusters of two whose blocks walk the same items' row tiles on neighbouring
+// column tiles in step (the grid and the column tiles a row tile are even, so blocks 2c and 2c + 1
+// take items 2j and 2j + 1 of one row tile together); each producer multicasts half of the shared
+// A tile into both blocks, as fp8_gemm_ws's kPair, while the scales stay each block's own loads.
+template <bool kGemm1, bool kByColumn = false, bool kPair = false>
 __global__ void __launch_bounds__(kThreads, 1)
     fp8_gemm_ws_tma_scales(const __grid_constant__ CUtensorMap map_a,
                            const __grid_constant__ CUtensorMap map_w,
@@ -391,18 +395,22 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbar_init(&full[s], 1);
-      mbar_init(&empty[s], kConsumerWarps);
+      mbar_init(&empty[s], kConsumerWarps * (kPair ? 2 : 1));
     }
     mbar_init_fence();
   }
-  __syncthreads();
+  // A pair: the peer's barriers are set up before any multicast or arrival reaches them, and
+  // neither block leaves while the other may still write into its shared memory.
+  if constexpr (kPair) cluster_sync();
+  else __syncthreads();
   if (threadIdx.x < 128) {
     if (threadIdx.x == 0)
-      produce<kGemm1, false, true, kByColumn>(&map_a, &map_w, p, smem, full, empty, items,
+      produce<kGemm1, kPair, true, kByColumn>(&map_a, &map_w, p, smem, full, empty, items,
                                               ScaleMaps{&map_sa, &map_sw});
-    return;
+  } else {
+    consume<kGemm1, kPair, false, true, kByColumn>(p, smem, full, empty, items);
   }
-  consume<kGemm1, false, false, true, kByColumn>(p, smem, full, empty, items);
+  if constexpr (kPair) cluster_sync();
 }
 
 // GEMM1's activation rows in expert order (row r = hidden_states[row_token[r]]), for TMA.
@@ -476,15 +484,37 @@ void launch_ws(const CUtensorMap& map_a, const CUtensorMap& map_w, const Args& a
   launch_gemm(kernel, grid, kSmem, kPair ? 2u : 1u, stream, map_a, map_w, a);
 }
 
-template <bool kGemm1, bool kByColumn = false>
+// Blocks of the persistent grid: one an SM; for pairs, two a cluster that can be resident at once
+// (a GPC's odd SM is left out), found once per kernel.
+template <class Kernel>
+unsigned persistent_blocks(Kernel kernel, bool pair) {
+  if (!pair) return static_cast<unsigned>(sm_count());
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(sm_count() & ~1));
+  config.blockDim = dim3(kThreads);
+  config.dynamicSmemBytes = kSmemTmaScales;
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = 2;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  int clusters = 0;
+  if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess || clusters < 1) clusters = 1;
+  return 2u * static_cast<unsigned>(clusters);
+}
+
+template <bool kGemm1, bool kByColumn = false, bool kPair = false>
 void launch_ws_tma_scales(const CUtensorMap& map_a, const CUtensorMap& map_w, const CUtensorMap& map_sa,
                           const CUtensorMap& map_sw, const Args& a, cudaStream_t stream) {
-  constexpr auto kernel = fp8_gemm_ws_tma_scales<kGemm1, kByColumn>;
+  static_assert(!kPair || Shape<kGemm1>::kNOut / Shape<kGemm1>::BN % 2 == 0, "a pair shares a row tile");
+  constexpr auto kernel = fp8_gemm_ws_tma_scales<kGemm1, kByColumn, kPair>;
   static const bool sized = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                  kSmemTmaScales) == cudaSuccess;
   (void)sized;
-  launch_gemm(kernel, dim3(static_cast<unsigned>(sm_count())), kSmemTmaScales, 1u, stream, map_a, map_w,
-              map_sa, map_sw, a);
+  static const unsigned blocks = persistent_blocks(kernel, kPair);
+  launch_gemm(kernel, dim3(blocks), kSmemTmaScales, kPair ? 2u : 1u, stream, map_a, map_w, map_sa, map_sw, a);
 }
 
 // Calls this path is for: above 2048 tokens (below, the weights' streaming bounds the call and
@@ -506,6 +536,7 @@ int run_large(const DLTensor* routing_logits, const DLTensor* routing_bias, cons
               const DLTensor* gemm2_weights_scale, int32_t local_expert_offset, float routed_scaling_factor,
               DLTensor* output, cudaStream_t stream) {
   static_assert(!kByColumn || kTmaScales, "the column order is written for the TMA-scales kernels");
+  static_assert(!kByColumn || !kPair, "a pair walks neighbouring column tiles of one row tile");
   const CallSize n = call_size(routing_logits, gemm1_weights, kBM);
   if (n.max_tiles > 65535) return 1;
   Scratch b{};
@@ -563,8 +594,8 @@ int run_large(const DLTensor* routing_logits, const DLTensor* routing_bias, cons
   g2.a_scale = b.act_scale;
   g2.w_scale = static_cast<const float*>(gemm2_weights_scale->data);
   if constexpr (kTmaScales) {
-    launch_ws_tma_scales<true, kByColumn>(a1, w1, sa1, sw1, g1, stream);
-    launch_ws_tma_scales<false, kByColumn>(a2, w2, sa2, sw2, g2, stream);
+    launch_ws_tma_scales<true, kByColumn, kPair>(a1, w1, sa1, sw1, g1, stream);
+    launch_ws_tma_scales<false, kByColumn, kPair>(a2, w2, sa2, sw2, g2, stream);
   } else {
     launch_ws<true, kPersistent, kPair, kPrefetch>(a1, w1, g1, static_cast<int>(n.max_tiles), stream);
     launch_ws<false, kPersistent, kPair, kPrefetch>(a2, w2, g2, static_cast<int>(n.max_tiles), stream);
