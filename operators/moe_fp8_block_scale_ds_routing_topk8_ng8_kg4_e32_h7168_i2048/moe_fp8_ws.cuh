@@ -451,24 +451,32 @@ inline int sm_count() {
   return sms;
 }
 
-// Launches one of the warp-specialised GEMM kernels: kThreads threads, smem bytes of dynamic shared
-// memory, clusters of cluster_x blocks along x.
+// The launch of one of the warp-specialised GEMM kernels: kThreads threads a block, smem bytes of
+// dynamic shared memory, clusters of cluster_x blocks along x. Not copyable: config points at cluster.
+struct ClusterLaunch {
+  cudaLaunchAttribute cluster{};
+  cudaLaunchConfig_t config{};
+  ClusterLaunch(dim3 grid, int smem, unsigned cluster_x, cudaStream_t stream) {
+    config.gridDim = grid;
+    config.blockDim = dim3(kThreads);
+    config.dynamicSmemBytes = smem;
+    config.stream = stream;
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = cluster_x;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
 template <class... Params, class... Values>
 void launch_gemm(void (*kernel)(Params...), dim3 grid, int smem, unsigned cluster_x, cudaStream_t stream,
                  const Values&... values) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = grid;
-  config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = cluster_x;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  config.attrs = &cluster;
-  config.numAttrs = 1;
-  cudaLaunchKernelEx(&config, kernel, values...);
+  const ClusterLaunch launch(grid, smem, cluster_x, stream);
+  cudaLaunchKernelEx(&launch.config, kernel, values...);
 }
 
 template <bool kGemm1, bool kPersistent, bool kPair, bool kPrefetch>
@@ -489,19 +497,10 @@ void launch_ws(const CUtensorMap& map_a, const CUtensorMap& map_w, const Args& a
 template <class Kernel>
 unsigned persistent_blocks(Kernel kernel, bool pair) {
   if (!pair) return static_cast<unsigned>(sm_count());
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(sm_count() & ~1));
-  config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = kSmemTmaScales;
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = 2;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  config.attrs = &cluster;
-  config.numAttrs = 1;
+  const ClusterLaunch launch(dim3(static_cast<unsigned>(sm_count() & ~1)), kSmemTmaScales, 2u, nullptr);
   int clusters = 0;
-  if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess || clusters < 1) clusters = 1;
+  if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config) != cudaSuccess || clusters < 1)
+    clusters = 1;
   return 2u * static_cast<unsigned>(clusters);
 }
 
