@@ -398,6 +398,20 @@ class Shipped(unittest.TestCase):
 
 
 class SamePtx(unittest.TestCase):
+    def test_a_kernel_differing_after_an_inline_asm_block_is_another_kernel(self):
+        # An inline asm block ("{ .reg ...; ... }" on lines of their own, as mbarrier waits are
+        # written) closes a brace inside the kernel; the body runs on to the kernel's own last brace.
+        def entry(arrive):
+            return (".visible .entry _Z1kv(\n)\n{\n\t.reg .b32 %r<3>;\n\t// begin inline asm\n{\n"
+                    ".reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%r1], %r2;\n}\n"
+                    "\t// end inline asm\n" + arrive + "\n\tret;\n\n}\n\n")
+        old = same_ptx.kernels(entry("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];"))
+        new = same_ptx.kernels(entry("mbarrier.arrive.shared::cluster.b64 _, [remote];"))
+        self.assertEqual(list(old), ["_Z1kv"])
+        self.assertTrue(old["_Z1kv"].rstrip().endswith("}"), old["_Z1kv"])
+        self.assertIn("ret;", old["_Z1kv"])
+        self.assertNotEqual(same_ptx.canonical(old["_Z1kv"]), same_ptx.canonical(new["_Z1kv"]))
+
     def test_a_kernel_is_the_same_kernel_in_any_namespace(self):
         # nvcc names an anonymous namespace after a hash of the file's path (two trees, two
         # names), and a kernel moved into a shared header's namespace keeps its body.

@@ -33,6 +33,23 @@ def declarations(ptx: str) -> dict:
     return {m.group(2): "<" + re.sub(r"\s+", " ", m.group(1) + m.group(3)) + ">" for m in DECLARATION.finditer(ptx)}
 
 
+def entry_body(ptx: str, start: int) -> str:
+    """The kernel from `.entry` at start to the brace that closes its body. An inline asm block
+    (`{ .reg ...; ... }`, as mbarrier waits are written) opens and closes braces of its own on lines
+    of their own inside the body, so the body ends where the depth returns to zero, not at the first
+    line that is a lone `}`."""
+    depth, at = 0, start
+    for line in ptx[start:].splitlines(keepends=True):
+        at += len(line)
+        if line.strip() == "{":
+            depth += 1
+        elif line.strip() == "}":
+            depth -= 1
+            if depth == 0:
+                break
+    return ptx[start:at]
+
+
 def kernels(ptx: str) -> dict:
     """Each kernel's body, with every variable it names (shared memory, static or dynamic, and
     globals) replaced by its declaration: state space, alignment, type and size belong to the
@@ -41,8 +58,8 @@ def kernels(ptx: str) -> dict:
     declares it moves it to module scope without changing the memory)."""
     module = declarations(ptx)
     out = {}
-    for m in re.finditer(r"\.entry (\S+)\((.*?)\n\}\n", ptx, re.S):
-        body = m.group(0)
+    for m in re.finditer(r"\.entry (\S+)\(", ptx):
+        body = entry_body(ptx, m.start())
         decls = {**module, **declarations(body)}
         body = re.sub(r"^[ \t]*// demoted variable\n", "", DECLARATION.sub("", body), flags=re.M)
         for name in (n for n in decls if n in body):
