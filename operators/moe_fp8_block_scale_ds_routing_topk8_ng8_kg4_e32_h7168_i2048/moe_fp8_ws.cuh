@@ -62,7 +62,8 @@ struct Args {
 };
 
 // One block's share of a GEMM: output tiles ("items", column tile fastest unless kByColumn) first,
-// first + stride, ... below total. A persistent block takes every gridDim.x-th item; otherwise a block takes one.
+// first + stride, ... below total. A persistent block takes every gridDim.x-th item; otherwise a
+// block takes one.
 struct Items {
   int first, stride, total;
 };
@@ -401,8 +402,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   // A pair: the peer's barriers are set up before any multicast or arrival reaches them, and
   // neither block leaves while the other may still write into its shared memory.
-  if constexpr (kPair) cluster_sync();
-  else __syncthreads();
+  if constexpr (kPair)
+    cluster_sync();
+  else
+    __syncthreads();
   if (threadIdx.x < 128) {
     if (threadIdx.x == 0)
       produce<kGemm1, kPair, true, kByColumn>(&map_a, &map_w, p, smem, full, empty, items,

@@ -32,11 +32,15 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity) {
         : "memory");
   } while (!done);
 }
-// Arrival on the mbarrier at bar's offset in the shared memory of cluster block `cta`.
+// Arrival on the mbarrier at bar's offset in the shared memory of cluster block `cta`: a consumer
+// telling the peer's producer that a stage it filled has been read. Default (release, CTA scope)
+// semantics, as for a local release: the reads it orders are the wgmmas already waited out. With
+// .release.cluster every arrival fenced at cluster scope; in fp8ws_tma_pair that made the warps stall
+// on membar and the large calls 1.7x slower (bench/results/h100-loop/2026-12-07/call7).
 __device__ __forceinline__ void mbar_arrive_remote(uint64_t* bar, uint32_t cta) {
   asm volatile(
       "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
       "r"(cta)
       : "memory");
 }
