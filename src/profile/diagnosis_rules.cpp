@@ -312,18 +312,15 @@ const std::vector<Rule>& rules() {
         const auto units = memory_units(*k);
         const auto& [unit, pct] = units.front();
         if (unit == "DRAM" || k->dram_throughput_pct > kOnChipShare * pct) return;
-        const std::string why =
-            fmt::format("{} at {:.0f}% of its peak, DRAM at {:.0f}%: the bytes move on chip",
-                        unit == "L2" ? "L2" : "L1/shared memory", pct, k->dram_throughput_pct);
-        if (unit == "L2")
-          out.push_back({"data_reuse",
-                         "reuse each byte the SMs take from L2: larger tiles, TMA multicast across a cluster",
-                         why, 66});
-        else
-          out.push_back({"data_reuse",
-                         "fewer shared-memory and L1 accesses: operands read once a tile, kept in registers, "
-                         "no bank conflicts",
-                         why, 66});
+        const bool l2 = unit == "L2";
+        out.push_back(
+            {"data_reuse",
+             l2 ? "reuse each byte the SMs take from L2: larger tiles, TMA multicast across a cluster"
+                : "fewer shared-memory and L1 accesses: operands read once a tile, kept in registers, "
+                  "no bank conflicts",
+             fmt::format("{} at {:.0f}% of its peak, DRAM at {:.0f}%: the bytes move on chip",
+                         l2 ? "L2" : "L1/shared memory", pct, k->dram_throughput_pct),
+             66});
       },
       // R10 far from the floor with nothing more specific: restructure.
       [](const RegimeEvidence& e, const std::string& b, std::vector<Direction>& out) {
