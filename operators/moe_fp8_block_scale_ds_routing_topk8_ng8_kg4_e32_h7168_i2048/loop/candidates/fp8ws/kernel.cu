@@ -16,7 +16,7 @@
 // fp8wg_fold128 halved the folds and gained 5%, so the loads and the lockstep are the suspects.
 // Expected: GEMM1 and GEMM2 ~1.5-2x faster at T > 2048 (14107 tokens: 6.5 -> ~4 ms; the mean of
 // the 19 workloads 1.05 -> ~0.8 ms); smaller calls unchanged.
-#include "moe_fp8_ws.cuh"
+#include "moe_fp8_ws_run.cuh"
 
 int moe_fp8ws(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTensor* hidden_states,
               const DLTensor* hidden_states_scale, const DLTensor* gemm1_weights,

@@ -16,7 +16,7 @@
 // expert's 6 MB of activation rows, which stay in L2.
 // Expected: the large calls' DRAM traffic near their operands' bytes, GEMM1 and GEMM2 1.2-1.5x faster
 // (14107 tokens ~3.8 -> ~3.0 ms on the H100); smaller calls unchanged.
-#include "moe_fp8_ws.cuh"
+#include "moe_fp8_ws_run.cuh"
 
 int moe_fp8ws_by_column(const DLTensor* routing_logits, const DLTensor* routing_bias,
                         const DLTensor* hidden_states, const DLTensor* hidden_states_scale,

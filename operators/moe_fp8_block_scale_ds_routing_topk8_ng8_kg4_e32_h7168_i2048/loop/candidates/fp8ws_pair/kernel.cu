@@ -10,7 +10,7 @@
 // shared memory per 4.2 MFLOP, ~128 FLOP a byte: at the fp8 peak every SM would pull ~64 bytes a
 // clock, ~16 TB/s over 132 SMs, above what L2 gives. Sharing A cuts it to 24 KB a stage (-25%).
 // Expected: where fp8ws is bound by L2-to-SM traffic, up to ~1.3x on its GEMMs; no gain if not.
-#include "moe_fp8_ws.cuh"
+#include "moe_fp8_ws_run.cuh"
 
 int moe_fp8ws_pair(const DLTensor* routing_logits, const DLTensor* routing_bias,
                    const DLTensor* hidden_states, const DLTensor* hidden_states_scale,

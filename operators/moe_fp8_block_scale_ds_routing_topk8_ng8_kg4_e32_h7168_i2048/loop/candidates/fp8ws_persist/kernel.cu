@@ -12,7 +12,7 @@
 // of a ~15 us GEMM1 tile, and a few thousand blocks past the tile list that each start and leave.
 // Persistent, the producer fills the ring for the next tile during the epilogue.
 // Expected: 5-10% under fp8ws at T > 2048.
-#include "moe_fp8_ws.cuh"
+#include "moe_fp8_ws_run.cuh"
 
 int moe_fp8ws_persist(const DLTensor* routing_logits, const DLTensor* routing_bias,
                       const DLTensor* hidden_states, const DLTensor* hidden_states_scale,

@@ -11,7 +11,7 @@
 // wait out their L2 latency at the fold, because the stage's mbarrier wait returns at once when the
 // producer is ahead. One k block ahead, that latency hides behind a stage's wgmmas.
 // Expected: GEMM1 10-20% faster at T > 2048 (14107 tokens ~4.5 -> ~4.1 ms on the H100).
-#include "moe_fp8_ws.cuh"
+#include "moe_fp8_ws_run.cuh"
 
 int moe_fp8ws_prefetch(const DLTensor* routing_logits, const DLTensor* routing_bias,
                        const DLTensor* hidden_states, const DLTensor* hidden_states_scale,

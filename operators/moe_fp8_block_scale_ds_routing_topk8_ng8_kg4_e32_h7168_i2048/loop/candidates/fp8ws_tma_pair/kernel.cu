@@ -14,7 +14,7 @@
 // TMA scales and not persistent, was slower (6.6 ms) when the consumers' scale loads were the bound.
 // Expected: GEMM1 and GEMM2 up to 1.25x faster at 11948 and 14107 tokens where L2 is the bound
 // (14107 tokens ~3.7 -> ~3.1 ms on the H100); smaller calls unchanged.
-#include "moe_fp8_ws.cuh"
+#include "moe_fp8_ws_run.cuh"
 
 int moe_fp8ws_tma_pair(const DLTensor* routing_logits, const DLTensor* routing_bias,
                        const DLTensor* hidden_states, const DLTensor* hidden_states_scale,

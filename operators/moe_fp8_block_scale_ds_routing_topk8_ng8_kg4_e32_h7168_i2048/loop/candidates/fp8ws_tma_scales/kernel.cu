@@ -14,7 +14,7 @@
 // behind the stages' bulk TMA traffic into the same SM, ~6 stages (192 KB) deep, so one k block of
 // lead is not enough. Carried by the producer inside each stage, the scales arrive with the tiles.
 // Expected: GEMM1 1.3-1.8x faster (14107 tokens ~4.5 -> ~3.5 ms on the H100); smaller calls unchanged.
-#include "moe_fp8_ws.cuh"
+#include "moe_fp8_ws_run.cuh"
 
 int moe_fp8ws_tma_scales(const DLTensor* routing_logits, const DLTensor* routing_bias,
                          const DLTensor* hidden_states, const DLTensor* hidden_states_scale,
