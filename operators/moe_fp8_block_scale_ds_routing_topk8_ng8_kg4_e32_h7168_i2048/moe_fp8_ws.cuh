@@ -328,6 +328,96 @@ __device__ void consume(const Args& p, uint8_t* smem, uint64_t* full, uint64_t* 
   }
 }
 
+// kOverlap: consume with two accumulator sets, so that the tensor cores run one wgmma group while the
+// warpgroup folds the one before. Group g of an item is fold g % kFolds of k block g / kFolds; even
+// groups accumulate into ta, odd ones into tb (G = KT * kFolds is even in both GEMMs). Each group is
+// issued, then wgmma.wait_group 1 waits out only the group before it, which is folded (and its stage
+// released when it was the stage's last) while the new one runs. Needs ~200 registers a consumer
+// thread: the kernel moves registers from the producer warpgroup (setmaxnreg).
+template <bool kGemm1>
+struct GroupScales {
+  float a[2];  // rows r0, r0 + 8
+  float w[2];  // the weight block's (GEMM1: X1's, X2's)
+};
+
+template <bool kGemm1, bool kByColumn>
+__device__ void consume_overlap(const Args& p, uint8_t* smem, uint64_t* full, uint64_t* empty, Items items) {
+  using S = Shape<kGemm1>;
+  constexpr int kGroups = S::KT * S::kFolds, kSteps = 4 / S::kFolds, kChunk = 8;
+  static_assert(kGroups % kChunk == 0 && kChunk % 2 == 0, "groups alternate between two accumulator sets");
+  const int c = static_cast<int>(threadIdx.x) / 128 - 1;
+  const int warp = (static_cast<int>(threadIdx.x) / 32) % 4, g8 = (threadIdx.x & 31) >> 2;
+  const int r0 = 64 * c + 16 * warp + g8;
+  uint32_t base = 0;  // k blocks of earlier items
+  float ta[kAcc], tb[kAcc];
+#pragma unroll
+  for (int i = 0; i < kAcc; ++i) ta[i] = tb[i] = 0.0f;
+  for (int i = items.first; i < items.total; i += items.stride, base += S::KT) {
+    const Item w = item_at<kGemm1, kByColumn>(p, i);
+    float acc[kAcc];
+#pragma unroll
+    for (int j = 0; j < kAcc; ++j) acc[j] = 0.0f;
+    // Group g0 + l (g0 a multiple of kChunk, l known at compile time once unrolled): its stage's wait
+    // (first fold only), its scales, its wgmmas into t, committed.
+    auto issue = [&](int g0, int l, float(&t)[kAcc], GroupScales<kGemm1>& sc) {
+      const int kb = (g0 + l) / S::kFolds, f = l % S::kFolds;
+      const uint32_t it = base + kb, s = it % kStages;
+      if (f == 0) mbar_wait(&full[s], (it / kStages) & 1);
+      float sa[2][2], sw[2];
+      read_scales<kGemm1>(smem + kStages * kStageBytes + s * kScaleSlot, w.row0, kb, r0, sa, sw);
+      sc.a[0] = sa[f][0];
+      sc.a[1] = sa[f][1];
+      sc.w[0] = sw[0];
+      sc.w[1] = sw[1];
+      const uint32_t stage = smem_u32(smem + s * kStageBytes);
+      wg_fence();
+#pragma unroll
+      for (int kk = 0; kk < kSteps; ++kk) {
+        const int k32 = kSteps * f + kk;
+        wgmma_m64n128k32(t, make_desc(stage + 64 * c * 128 + k32 * 32),
+                         make_desc(stage + kTileBytes + k32 * 32), kk);
+      }
+      wg_commit();
+    };
+    // Group g0 + l, waited out: its stage released when it is the stage's last group, then folded.
+    auto finish = [&](int g0, int l, float(&t)[kAcc], const GroupScales<kGemm1>& sc) {
+#pragma unroll
+      for (int j = 0; j < kAcc; ++j) reg_fence(t[j]);
+      if (l % S::kFolds == S::kFolds - 1) {
+        __syncwarp();
+        if ((threadIdx.x & 31) == 0) mbar_arrive(&empty[(base + (g0 + l) / S::kFolds) % kStages]);
+      }
+#pragma unroll
+      for (int j = 0; j < kAcc; ++j)
+        acc[j] = fmaf(t[j], sc.a[(j & 3) >> 1] * sc.w[kGemm1 && j >= 32 ? 1 : 0], acc[j]);
+    };
+    // kChunk groups at a time, pipelined inside; nothing in flight across the loop's back edge, where
+    // ptxas would serialise every wgmma. One fold in kChunk is exposed; the code stays ~20 KB.
+#pragma unroll 1
+    for (int g0 = 0; g0 < kGroups; g0 += kChunk) {
+      GroupScales<kGemm1> sa_, sb_;
+      issue(g0, 0, ta, sa_);
+#pragma unroll
+      for (int l = 1; l < kChunk; l += 2) {
+        issue(g0, l, tb, sb_);
+        wg_wait1();
+        finish(g0, l - 1, ta, sa_);
+        if (l + 1 < kChunk) {
+          issue(g0, l + 1, ta, sa_);
+          wg_wait1();
+          finish(g0, l, tb, sb_);
+        }
+      }
+      wg_wait0();
+      finish(g0, kChunk - 1, tb, sb_);
+    }
+    if constexpr (kGemm1)
+      swiglu_store(p, acc, r0, w.rows_here, w.row0, w.n0);
+    else
+      scatter_add(p, acc, r0, w.rows_here, w.row0, w.n0);
+  }
+}
+
 // kPersistent: one block an SM walks the items; otherwise a (column tile, row tile) grid, one item
 // a block, blocks past the tile list leaving at once. kPair (not persistent): clusters of two
 // blocks share their A tiles (produce). kPrefetch: see consume.
@@ -378,7 +468,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 // column tiles in step (the grid and the column tiles a row tile are even, so blocks 2c and 2c + 1
 // take items 2j and 2j + 1 of one row tile together); each producer multicasts half of the shared
 // A tile into both blocks, as fp8_gemm_ws's kPair, while the scales stay each block's own loads.
-template <bool kGemm1, bool kByColumn = false, bool kPair = false>
+// kOverlap (not with kPair): consume_overlap, the producer warpgroup handing its registers to the
+// consumers (40 each; 232 each consumer thread: 64512 of the SM's 65536).
+template <bool kGemm1, bool kByColumn = false, bool kPair = false, bool kOverlap = false>
 __global__ void __launch_bounds__(kThreads, 1)
     fp8_gemm_ws_tma_scales(const __grid_constant__ CUtensorMap map_a,
                            const __grid_constant__ CUtensorMap map_w,
@@ -406,10 +498,15 @@ __global__ void __launch_bounds__(kThreads, 1)
     cluster_sync();
   else
     __syncthreads();
+  static_assert(!(kOverlap && kPair), "the overlapped consumers are written for single blocks");
   if (threadIdx.x < 128) {
+    if constexpr (kOverlap) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
     if (threadIdx.x == 0)
       produce<kGemm1, kPair, true, kByColumn>(&map_a, &map_w, p, smem, full, empty, items,
                                               ScaleMaps{&map_sa, &map_sw});
+  } else if constexpr (kOverlap) {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+    consume_overlap<kGemm1, kByColumn>(p, smem, full, empty, items);
   } else {
     consume<kGemm1, kPair, false, true, kByColumn>(p, smem, full, empty, items);
   }
