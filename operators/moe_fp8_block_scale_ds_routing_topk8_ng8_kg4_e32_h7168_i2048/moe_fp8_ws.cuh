@@ -199,6 +199,29 @@ __device__ void scatter_add(const Args& p, float (&acc)[kAcc], int r0, int rows_
   }
 }
 
+// scatter_add in 16-byte reductions (kRed4): the two lanes of a quad pair that hold columns 2t, 2t + 1
+// of rows r0 and r0 + 8 swap halves, so that the even lane holds four neighbouring columns of row r0
+// and the odd one of row r0 + 8; half the reduction instructions reach the memory system, each twice
+// as wide (GEMM2's epilogue stalls on lg_throttle and long_scoreboard: 8192 red.v2 an item).
+__device__ void scatter_add4(const Args& p, float (&acc)[kAcc], int r0, int rows_here, int row0, int n0) {
+  const int t = threadIdx.x & 3, odd = t & 1;
+  const int r = r0 + 8 * odd;  // the row this lane writes
+  const bool here = r < rows_here;
+  const float wgt = here ? p.row_weight[row0 + r] : 0.0f;
+  float* out = p.sum + (here ? static_cast<int64_t>(p.row_token[row0 + r]) * kH : 0) + n0 + 2 * (t - odd);
+#pragma unroll
+  for (int ni = 0; ni < 16; ++ni) {
+    // Even lanes keep row r0's pair and send row r0 + 8's; odd lanes the other way round.
+    const float send0 = odd ? acc[4 * ni] : acc[4 * ni + 2];
+    const float send1 = odd ? acc[4 * ni + 1] : acc[4 * ni + 3];
+    const float got0 = __shfl_xor_sync(0xffffffffu, send0, 1);
+    const float got1 = __shfl_xor_sync(0xffffffffu, send1, 1);
+    const float4 v = odd ? make_float4(got0 * wgt, got1 * wgt, acc[4 * ni + 2] * wgt, acc[4 * ni + 3] * wgt)
+                         : make_float4(acc[4 * ni] * wgt, acc[4 * ni + 1] * wgt, got0 * wgt, got1 * wgt);
+    if (here) atomicAdd(reinterpret_cast<float4*>(out + 8 * ni), v);
+  }
+}
+
 // One 128-deep stage of a consumer warpgroup: kFolds groups of k32 wgmmas, each waited out and
 // folded into acc with its activation scale (rows r0, r0 + 8) times the weight block's scale (GEMM1:
 // X1's for accumulators [0, 32), X2's above). The stage is released (empty_s, and the
@@ -340,7 +363,7 @@ struct GroupScales {
   float w[2];  // the weight block's (GEMM1: X1's, X2's)
 };
 
-template <bool kGemm1, bool kByColumn>
+template <bool kGemm1, bool kByColumn, bool kRed4>
 __device__ void consume_overlap(const Args& p, uint8_t* smem, uint64_t* full, uint64_t* empty, Items items) {
   using S = Shape<kGemm1>;
   constexpr int kGroups = S::KT * S::kFolds, kSteps = 4 / S::kFolds, kChunk = 8;
@@ -413,6 +436,8 @@ __device__ void consume_overlap(const Args& p, uint8_t* smem, uint64_t* full, ui
     }
     if constexpr (kGemm1)
       swiglu_store(p, acc, r0, w.rows_here, w.row0, w.n0);
+    else if constexpr (kRed4)
+      scatter_add4(p, acc, r0, w.rows_here, w.row0, w.n0);
     else
       scatter_add(p, acc, r0, w.rows_here, w.row0, w.n0);
   }
@@ -469,8 +494,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 // take items 2j and 2j + 1 of one row tile together); each producer multicasts half of the shared
 // A tile into both blocks, as fp8_gemm_ws's kPair, while the scales stay each block's own loads.
 // kOverlap (not with kPair): consume_overlap, the producer warpgroup handing its registers to the
-// consumers (40 each; 232 each consumer thread: 64512 of the SM's 65536).
-template <bool kGemm1, bool kByColumn = false, bool kPair = false, bool kOverlap = false>
+// consumers (40 each; 232 each consumer thread: 64512 of the SM's 65536). kRed4 (with kOverlap):
+// GEMM2's epilogue is scatter_add4.
+template <bool kGemm1, bool kByColumn = false, bool kPair = false, bool kOverlap = false, bool kRed4 = false>
 __global__ void __launch_bounds__(kThreads, 1)
     fp8_gemm_ws_tma_scales(const __grid_constant__ CUtensorMap map_a,
                            const __grid_constant__ CUtensorMap map_w,
@@ -506,7 +532,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                                               ScaleMaps{&map_sa, &map_sw});
   } else if constexpr (kOverlap) {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
-    consume_overlap<kGemm1, kByColumn>(p, smem, full, empty, items);
+    consume_overlap<kGemm1, kByColumn, kRed4>(p, smem, full, empty, items);
   } else {
     consume<kGemm1, kPair, false, true, kByColumn>(p, smem, full, empty, items);
   }

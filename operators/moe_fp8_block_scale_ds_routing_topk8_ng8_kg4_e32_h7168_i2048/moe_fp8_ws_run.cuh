@@ -74,11 +74,11 @@ unsigned persistent_blocks(Kernel kernel, bool pair) {
   return 2u * static_cast<unsigned>(clusters);
 }
 
-template <bool kGemm1, bool kByColumn = false, bool kPair = false, bool kOverlap = false>
+template <bool kGemm1, bool kByColumn = false, bool kPair = false, bool kOverlap = false, bool kRed4 = false>
 void launch_ws_tma_scales(const CUtensorMap& map_a, const CUtensorMap& map_w, const CUtensorMap& map_sa,
                           const CUtensorMap& map_sw, const Args& a, cudaStream_t stream) {
   static_assert(!kPair || Shape<kGemm1>::kNOut / Shape<kGemm1>::BN % 2 == 0, "a pair shares a row tile");
-  constexpr auto kernel = fp8_gemm_ws_tma_scales<kGemm1, kByColumn, kPair, kOverlap>;
+  constexpr auto kernel = fp8_gemm_ws_tma_scales<kGemm1, kByColumn, kPair, kOverlap, kRed4>;
   static const bool sized = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                  kSmemTmaScales) == cudaSuccess;
   (void)sized;
@@ -98,7 +98,7 @@ inline bool is_large(const DLTensor* routing_logits, const DLTensor* hidden_stat
 // (kPersistent: one block an SM), the cast. 1 where a tensor map cannot be made or the tile list
 // would not fit the grid.
 template <bool kPersistent, bool kPair = false, bool kPrefetch = false, bool kTmaScales = false,
-          bool kByColumn = false, bool kOverlap = false>
+          bool kByColumn = false, bool kOverlap = false, bool kRed4 = false>
 int run_large(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTensor* hidden_states,
               const DLTensor* hidden_states_scale, const DLTensor* gemm1_weights,
               const DLTensor* gemm1_weights_scale, const DLTensor* gemm2_weights,
@@ -107,6 +107,7 @@ int run_large(const DLTensor* routing_logits, const DLTensor* routing_bias, cons
   static_assert(!kByColumn || kTmaScales, "the column order is written for the TMA-scales kernels");
   static_assert(!kByColumn || !kPair, "a pair walks neighbouring column tiles of one row tile");
   static_assert(!kOverlap || kTmaScales, "the overlapped consumers read the scales the stages carry");
+  static_assert(!kRed4 || kOverlap, "the 16-byte epilogue is the overlapped consumers'");
   const CallSize n = call_size(routing_logits, gemm1_weights, kBM);
   if (n.max_tiles > 65535) return 1;
   Scratch b{};
@@ -164,8 +165,8 @@ int run_large(const DLTensor* routing_logits, const DLTensor* routing_bias, cons
   g2.a_scale = b.act_scale;
   g2.w_scale = static_cast<const float*>(gemm2_weights_scale->data);
   if constexpr (kTmaScales) {
-    launch_ws_tma_scales<true, kByColumn, kPair, kOverlap>(a1, w1, sa1, sw1, g1, stream);
-    launch_ws_tma_scales<false, kByColumn, kPair, kOverlap>(a2, w2, sa2, sw2, g2, stream);
+    launch_ws_tma_scales<true, kByColumn, kPair, kOverlap, kRed4>(a1, w1, sa1, sw1, g1, stream);
+    launch_ws_tma_scales<false, kByColumn, kPair, kOverlap, kRed4>(a2, w2, sa2, sw2, g2, stream);
   } else {
     launch_ws<true, kPersistent, kPair, kPrefetch>(a1, w1, g1, static_cast<int>(n.max_tiles), stream);
     launch_ws<false, kPersistent, kPair, kPrefetch>(a2, w2, g2, static_cast<int>(n.max_tiles), stream);
@@ -177,7 +178,7 @@ int run_large(const DLTensor* routing_logits, const DLTensor* routing_bias, cons
 
 // The fp8ws candidates' entry: the large calls here, the others as fp8wg.
 template <bool kPersistent, bool kPair = false, bool kPrefetch = false, bool kTmaScales = false,
-          bool kByColumn = false, bool kOverlap = false>
+          bool kByColumn = false, bool kOverlap = false, bool kRed4 = false>
 int run(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTensor* hidden_states,
         const DLTensor* hidden_states_scale, const DLTensor* gemm1_weights,
         const DLTensor* gemm1_weights_scale, const DLTensor* gemm2_weights,
@@ -187,7 +188,7 @@ int run(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTe
     return moe_fp8_grouped::run<Fp8wgPlan>(
         routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
         gemm2_weights, gemm2_weights_scale, local_expert_offset, routed_scaling_factor, output, stream);
-  return run_large<kPersistent, kPair, kPrefetch, kTmaScales, kByColumn, kOverlap>(
+  return run_large<kPersistent, kPair, kPrefetch, kTmaScales, kByColumn, kOverlap, kRed4>(
       routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
       gemm2_weights, gemm2_weights_scale, local_expert_offset, routed_scaling_factor, output, stream);
 }
