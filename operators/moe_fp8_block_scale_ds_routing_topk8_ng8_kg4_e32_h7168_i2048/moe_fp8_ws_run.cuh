@@ -94,16 +94,31 @@ inline bool is_large(const DLTensor* routing_logits, const DLTensor* hidden_stat
          hidden_states->shape[1] == kH && gemm2_weights->shape[2] == kI && gemm1_weights->shape[1] == 2 * kI;
 }
 
-// The large call: routing as fp8wg's (tiles of kBM rows), the gather, both GEMMs warp-specialised
-// (kPersistent: one block an SM), the cast. 1 where a tensor map cannot be made or the tile list
-// would not fit the grid.
-template <bool kPersistent, bool kPair = false, bool kPrefetch = false, bool kTmaScales = false,
-          bool kByColumn = false, bool kOverlap = false, bool kRed4 = false>
+// What a candidate's large-call path is made of: the template argument of run and run_large, a set of
+// these combined with |. None of them: fp8ws (one block an output tile).
+struct Ws {
+  static constexpr unsigned persistent = 1u << 0;  // one block an SM walks the output tiles
+  static constexpr unsigned pair = 1u << 1;        // clusters of two share their A tiles (multicast)
+  static constexpr unsigned prefetch = 1u << 2;    // the consumers load the scales a k block ahead
+  static constexpr unsigned tma_scales = 1u << 3;  // the stages carry their block scales (persistent)
+  static constexpr unsigned by_column = 1u << 4;   // an expert's row tiles fastest (item_at)
+  static constexpr unsigned overlap = 1u << 5;     // two accumulator sets a consumer (consume_overlap)
+  static constexpr unsigned red4 = 1u << 6;        // GEMM2's scatter-add in float4 (scatter_add4)
+};
+
+// The large call: routing as fp8wg's (tiles of kBM rows), the gather, both GEMMs warp-specialised,
+// the cast. 1 where a tensor map cannot be made or the tile list would not fit the grid.
+template <unsigned kPlan>
 int run_large(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTensor* hidden_states,
               const DLTensor* hidden_states_scale, const DLTensor* gemm1_weights,
               const DLTensor* gemm1_weights_scale, const DLTensor* gemm2_weights,
               const DLTensor* gemm2_weights_scale, int32_t local_expert_offset, float routed_scaling_factor,
               DLTensor* output, cudaStream_t stream) {
+  constexpr bool kPersistent = kPlan & Ws::persistent, kPair = kPlan & Ws::pair,
+                 kPrefetch = kPlan & Ws::prefetch;
+  constexpr bool kTmaScales = kPlan & Ws::tma_scales, kByColumn = kPlan & Ws::by_column;
+  constexpr bool kOverlap = kPlan & Ws::overlap, kRed4 = kPlan & Ws::red4;
+  static_assert(!kTmaScales || kPersistent, "the TMA-scales kernels are persistent");
   static_assert(!kByColumn || kTmaScales, "the column order is written for the TMA-scales kernels");
   static_assert(!kByColumn || !kPair, "a pair walks neighbouring column tiles of one row tile");
   static_assert(!kOverlap || kTmaScales, "the overlapped consumers read the scales the stages carry");
@@ -177,8 +192,7 @@ int run_large(const DLTensor* routing_logits, const DLTensor* routing_bias, cons
 }
 
 // The fp8ws candidates' entry: the large calls here, the others as fp8wg.
-template <bool kPersistent, bool kPair = false, bool kPrefetch = false, bool kTmaScales = false,
-          bool kByColumn = false, bool kOverlap = false, bool kRed4 = false>
+template <unsigned kPlan>
 int run(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTensor* hidden_states,
         const DLTensor* hidden_states_scale, const DLTensor* gemm1_weights,
         const DLTensor* gemm1_weights_scale, const DLTensor* gemm2_weights,
@@ -188,9 +202,9 @@ int run(const DLTensor* routing_logits, const DLTensor* routing_bias, const DLTe
     return moe_fp8_grouped::run<Fp8wgPlan>(
         routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
         gemm2_weights, gemm2_weights_scale, local_expert_offset, routed_scaling_factor, output, stream);
-  return run_large<kPersistent, kPair, kPrefetch, kTmaScales, kByColumn, kOverlap, kRed4>(
-      routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
-      gemm2_weights, gemm2_weights_scale, local_expert_offset, routed_scaling_factor, output, stream);
+  return run_large<kPlan>(routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights,
+                          gemm1_weights_scale, gemm2_weights, gemm2_weights_scale, local_expert_offset,
+                          routed_scaling_factor, output, stream);
 }
 
 }  // namespace moe_fp8_grouped::ws

@@ -23,7 +23,7 @@ int moe_fp8ws(const DLTensor* routing_logits, const DLTensor* routing_bias, cons
               const DLTensor* gemm1_weights_scale, const DLTensor* gemm2_weights,
               const DLTensor* gemm2_weights_scale, int32_t local_expert_offset, float routed_scaling_factor,
               DLTensor* output, kh_stream_t stream) {
-  return moe_fp8_grouped::ws::run<false>(
-      routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
-      gemm2_weights, gemm2_weights_scale, local_expert_offset, routed_scaling_factor, output, stream);
+  return moe_fp8_grouped::ws::run<0>(routing_logits, routing_bias, hidden_states, hidden_states_scale,
+                                     gemm1_weights, gemm1_weights_scale, gemm2_weights, gemm2_weights_scale,
+                                     local_expert_offset, routed_scaling_factor, output, stream);
 }

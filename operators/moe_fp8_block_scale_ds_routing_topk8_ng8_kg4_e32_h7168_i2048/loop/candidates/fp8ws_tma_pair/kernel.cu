@@ -16,13 +16,15 @@
 // (14107 tokens ~3.7 -> ~3.1 ms on the H100); smaller calls unchanged.
 #include "moe_fp8_ws_run.cuh"
 
+using moe_fp8_grouped::ws::Ws;
+
 int moe_fp8ws_tma_pair(const DLTensor* routing_logits, const DLTensor* routing_bias,
                        const DLTensor* hidden_states, const DLTensor* hidden_states_scale,
                        const DLTensor* gemm1_weights, const DLTensor* gemm1_weights_scale,
                        const DLTensor* gemm2_weights, const DLTensor* gemm2_weights_scale,
                        int32_t local_expert_offset, float routed_scaling_factor, DLTensor* output,
                        kh_stream_t stream) {
-  return moe_fp8_grouped::ws::run<true, true, false, true, false>(
+  return moe_fp8_grouped::ws::run<Ws::persistent | Ws::pair | Ws::tma_scales>(
       routing_logits, routing_bias, hidden_states, hidden_states_scale, gemm1_weights, gemm1_weights_scale,
       gemm2_weights, gemm2_weights_scale, local_expert_offset, routed_scaling_factor, output, stream);
 }
