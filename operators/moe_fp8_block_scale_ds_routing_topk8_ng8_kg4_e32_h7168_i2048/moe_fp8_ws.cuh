@@ -363,7 +363,7 @@ struct GroupScales {
   float w[2];  // the weight block's (GEMM1: X1's, X2's)
 };
 
-template <bool kGemm1, bool kByColumn, bool kRed4>
+template <bool kGemm1, bool kByColumn, bool kRed4, bool kPair>
 __device__ void consume_overlap(const Args& p, uint8_t* smem, uint64_t* full, uint64_t* empty, Items items) {
   using S = Shape<kGemm1>;
   constexpr int kGroups = S::KT * S::kFolds, kSteps = 4 / S::kFolds, kChunk = 8;
@@ -371,6 +371,8 @@ __device__ void consume_overlap(const Args& p, uint8_t* smem, uint64_t* full, ui
   const int c = static_cast<int>(threadIdx.x) / 128 - 1;
   const int warp = (static_cast<int>(threadIdx.x) / 32) % 4, g8 = (threadIdx.x & 31) >> 2;
   const int r0 = 64 * c + 16 * warp + g8;
+  // kPair: the peer's stages hold this block's half of the A tile too, so its producer waits for us.
+  const int peer = kPair ? static_cast<int>(cluster_rank() ^ 1u) : -1;
   uint32_t base = 0;  // k blocks of earlier items
   float ta[kAcc], tb[kAcc];
 #pragma unroll
@@ -408,7 +410,11 @@ __device__ void consume_overlap(const Args& p, uint8_t* smem, uint64_t* full, ui
       for (int j = 0; j < kAcc; ++j) reg_fence(t[j]);
       if (l % S::kFolds == S::kFolds - 1) {
         __syncwarp();
-        if ((threadIdx.x & 31) == 0) mbar_arrive(&empty[(base + (g0 + l) / S::kFolds) % kStages]);
+        if ((threadIdx.x & 31) == 0) {
+          uint64_t* empty_s = &empty[(base + (g0 + l) / S::kFolds) % kStages];
+          mbar_arrive(empty_s);
+          if (peer >= 0) mbar_arrive_remote(empty_s, static_cast<uint32_t>(peer));
+        }
       }
 #pragma unroll
       for (int j = 0; j < kAcc; ++j)
@@ -493,7 +499,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 // column tiles in step (the grid and the column tiles a row tile are even, so blocks 2c and 2c + 1
 // take items 2j and 2j + 1 of one row tile together); each producer multicasts half of the shared
 // A tile into both blocks, as fp8_gemm_ws's kPair, while the scales stay each block's own loads.
-// kOverlap (not with kPair): consume_overlap, the producer warpgroup handing its registers to the
+// kOverlap: consume_overlap, the producer warpgroup handing its registers to the
 // consumers (40 each; 232 each consumer thread: 64512 of the SM's 65536). kRed4 (with kOverlap):
 // GEMM2's epilogue is scatter_add4.
 template <bool kGemm1, bool kByColumn = false, bool kPair = false, bool kOverlap = false, bool kRed4 = false>
@@ -524,7 +530,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     cluster_sync();
   else
     __syncthreads();
-  static_assert(!(kOverlap && kPair), "the overlapped consumers are written for single blocks");
   if (threadIdx.x < 128) {
     if constexpr (kOverlap) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
     if (threadIdx.x == 0)
@@ -532,7 +537,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                                               ScaleMaps{&map_sa, &map_sw});
   } else if constexpr (kOverlap) {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
-    consume_overlap<kGemm1, kByColumn, kRed4>(p, smem, full, empty, items);
+    consume_overlap<kGemm1, kByColumn, kRed4, kPair>(p, smem, full, empty, items);
   } else {
     consume<kGemm1, kPair, false, true, kByColumn>(p, smem, full, empty, items);
   }
