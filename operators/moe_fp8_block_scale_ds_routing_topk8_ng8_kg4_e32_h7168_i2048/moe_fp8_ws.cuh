@@ -357,7 +357,6 @@ __device__ void consume(const Args& p, uint8_t* smem, uint64_t* full, uint64_t* 
 // issued, then wgmma.wait_group 1 waits out only the group before it, which is folded (and its stage
 // released when it was the stage's last) while the new one runs. Needs ~200 registers a consumer
 // thread: the kernel moves registers from the producer warpgroup (setmaxnreg).
-template <bool kGemm1>
 struct GroupScales {
   float a[2];  // rows r0, r0 + 8
   float w[2];  // the weight block's (GEMM1: X1's, X2's)
@@ -384,7 +383,7 @@ __device__ void consume_overlap(const Args& p, uint8_t* smem, uint64_t* full, ui
     for (int j = 0; j < kAcc; ++j) acc[j] = 0.0f;
     // Group g0 + l (g0 a multiple of kChunk, l known at compile time once unrolled): its stage's wait
     // (first fold only), its scales, its wgmmas into t, committed.
-    auto issue = [&](int g0, int l, float(&t)[kAcc], GroupScales<kGemm1>& sc) {
+    auto issue = [&](int g0, int l, float(&t)[kAcc], GroupScales& sc) {
       const int kb = (g0 + l) / S::kFolds, f = l % S::kFolds;
       const uint32_t it = base + kb, s = it % kStages;
       if (f == 0) mbar_wait(&full[s], (it / kStages) & 1);
@@ -405,7 +404,7 @@ __device__ void consume_overlap(const Args& p, uint8_t* smem, uint64_t* full, ui
       wg_commit();
     };
     // Group g0 + l, waited out: its stage released when it is the stage's last group, then folded.
-    auto finish = [&](int g0, int l, float(&t)[kAcc], const GroupScales<kGemm1>& sc) {
+    auto finish = [&](int g0, int l, float(&t)[kAcc], const GroupScales& sc) {
 #pragma unroll
       for (int j = 0; j < kAcc; ++j) reg_fence(t[j]);
       if (l % S::kFolds == S::kFolds - 1) {
@@ -421,10 +420,11 @@ __device__ void consume_overlap(const Args& p, uint8_t* smem, uint64_t* full, ui
         acc[j] = fmaf(t[j], sc.a[(j & 3) >> 1] * sc.w[kGemm1 && j >= 32 ? 1 : 0], acc[j]);
     };
     // kChunk groups at a time, pipelined inside; nothing in flight across the loop's back edge, where
-    // ptxas would serialise every wgmma. One fold in kChunk is exposed; the code stays ~20 KB.
+    // ptxas would serialise every wgmma. One fold in kChunk is exposed; GEMM1's code is 38 KB (142 KB
+    // with the whole k loop unrolled).
 #pragma unroll 1
     for (int g0 = 0; g0 < kGroups; g0 += kChunk) {
-      GroupScales<kGemm1> sa_, sb_;
+      GroupScales sa_, sb_;
       issue(g0, 0, ta, sa_);
 #pragma unroll
       for (int l = 1; l < kChunk; l += 2) {
