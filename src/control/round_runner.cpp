@@ -66,8 +66,11 @@ class Round {
   void say(const std::string& line) const {
     if (config_.progress) config_.progress(line);
   }
-  Sweep measure_best(const std::string& phase, ProtocolKind protocol);
-  Sweep measure(const Retained& who, const std::string& phase, ProtocolKind protocol);
+  // `pairing`: the candidate sweep this one is compared with draws the same inputs
+  // (StepRequest::pairing).
+  Sweep measure_best(const std::string& phase, ProtocolKind protocol, const std::string& pairing);
+  Sweep measure(const Retained& who, const std::string& phase, ProtocolKind protocol,
+                const std::string& pairing);
   // The promotion's reported speedup over the loop's baseline (reported_speedup.h): the
   // confirmation sweeps of the start (measured now unless it is the retained best) and
   // the contender.
@@ -118,14 +121,16 @@ class Round {
   RoundOutcome out_;
 };
 
-Sweep Round::measure_best(const std::string& phase, ProtocolKind protocol) {
-  return measure(state_.best, phase, protocol);
+Sweep Round::measure_best(const std::string& phase, ProtocolKind protocol, const std::string& pairing) {
+  return measure(state_.best, phase, protocol, pairing);
 }
 
-Sweep Round::measure(const Retained& who, const std::string& phase, ProtocolKind protocol) {
+Sweep Round::measure(const Retained& who, const std::string& phase, ProtocolKind protocol,
+                     const std::string& pairing) {
   StepRequest r;
   r.round = round_;
   r.phase = phase;
+  r.pairing = pairing;
   r.solution = who.solution;
   r.solution_text = who.text;
   r.role = who.content_id == state_.start.content_id ? config_.start_role : "candidate";
@@ -138,7 +143,7 @@ Sweep Round::measure(const Retained& who, const std::string& phase, ProtocolKind
 void Round::measure_reported_speedup(const Sweep& contender_confirm, ProtocolKind protocol) {
   const Sweep* base = &*baseline_confirm_;
   if (state_.best.content_id != state_.start.content_id) {
-    start_confirm_ = measure(state_.start, "start-confirm", protocol);
+    start_confirm_ = measure(state_.start, "start-confirm", protocol, "confirm");
     base = &*start_confirm_;
   }
   speedup_ =
@@ -341,6 +346,7 @@ void Round::evaluate_all(std::vector<CandidateOutcome>& offered, const std::vect
   for (std::size_t i : chosen) {
     StepRequest r = candidate_step(offered[i]);
     r.phase = gate_is_full ? "full-1" : "gate";
+    if (gate_is_full) r.pairing = "1";
     r.scope = gate_is_full ? StepScope::full : StepScope::gate;
     gates.push_back(std::move(r));
   }
@@ -363,6 +369,7 @@ void Round::evaluate_all(std::vector<CandidateOutcome>& offered, const std::vect
     } else {
       fulls.push_back(gates[k]);
       fulls.back().phase = "full-1";
+      fulls.back().pairing = "1";
       fulls.back().scope = StepScope::full;
       swept.push_back(&c);
     }
@@ -400,15 +407,17 @@ void Round::decide() {
   CandidateOutcome& c = outcomes_[*contender_];
   say(fmt::format("  contender {} ({:.3f}x): paired repeat 2 and confirmation", c.candidate.solution.name,
                   *c.full_speedup));
-  baseline_.push_back(measure_best("baseline-2", ProtocolKind::official));
+  baseline_.push_back(measure_best("baseline-2", ProtocolKind::official, "2"));
   StepRequest r = candidate_step(c);
   r.phase = "full-2";
+  r.pairing = "2";
   const Sweep c2 = steps_.run(r);
   // The gates and repeats are timed under the official protocol; the confirmation under
   // the other statistic.
   const ProtocolKind other = ProtocolKind::robust;
-  baseline_confirm_ = measure_best("baseline-confirm", other);
+  baseline_confirm_ = measure_best("baseline-confirm", other, "confirm");
   r.phase = "confirm";
+  r.pairing = "confirm";
   r.protocol = other;
   PromotionInput in;
   in.baseline = baseline_;
@@ -521,7 +530,7 @@ void Round::record() {
 RoundOutcome Round::run() {
   say(fmt::format("round {}: best {} ({})", round_, state_.best.solution.name,
                   state_.best.content_id.substr(0, 12)));
-  baseline_.push_back(measure_best("baseline-1", ProtocolKind::official));
+  baseline_.push_back(measure_best("baseline-1", ProtocolKind::official, "1"));
   diagnoses_ = diagnose_regimes(steps_.target().base, plan_, baseline_.front());
   choose_hypothesis_for_round();
   if (!baseline_.front().all_passed()) {

@@ -172,11 +172,16 @@ StepRunner::FreshStep StepRunner::fresh_step(const StepRequest& r, std::size_t i
   s.content_id = archive::canonical_hash(r.solution_text);
   s.key = step_key(loop_id_, r.round, r.phase, s.content_id);
   s.job = {r.solution.name, step_target(target_, r), step_options(target_, r.protocol)};
-  // A redone step draws the same inputs, and so do ablation arms sharing a seed scope.
-  s.job.options.seed = seed_scope_.empty()
-                           ? mix_seed(seed_, s.key)
-                           : mix_seed(seed_, step_key(seed_scope_, r.round, r.phase, s.content_id));
+  s.job.options.seed = inputs_seed(r, s.content_id);
   return s;
+}
+
+// A redone step draws the same inputs, and so do ablation arms sharing a seed scope. An
+// unpaired step's seed is the one its key has always given.
+std::uint64_t StepRunner::inputs_seed(const StepRequest& r, std::string_view content_id) const {
+  const std::string_view scope = seed_scope_.empty() ? std::string_view(loop_id_) : seed_scope_;
+  if (r.pairing.empty()) return mix_seed(seed_, step_key(scope, r.round, r.phase, content_id));
+  return mix_seed(seed_, step_key(scope, r.round, "paired-" + r.pairing, ""));
 }
 
 std::optional<std::string> StepRunner::refusal(const StepRequest& r, const FreshStep& s) const {
@@ -258,7 +263,7 @@ Sweep StepRunner::record(const StepRequest& r, const std::string& key, const Eva
 Sweep StepRunner::record_failure(const StepRequest& r, const std::string& key, const std::string& why) {
   const EvaluationTarget target = step_target(target_, r);
   EvalOptions options = step_options(target_, r.protocol);
-  options.seed = mix_seed(seed_, key);
+  options.seed = inputs_seed(r, archive::canonical_hash(r.solution_text));
   // A fixed word first, for scripts and people scanning logs.
   const std::string log =
       std::string(why.find("died") != std::string::npos ? "ORCHESTRATOR_DIED" : "ORCHESTRATOR_STOPPED") +

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -47,6 +48,13 @@ struct StepRequest {
   std::string role = "candidate";
   archive::Lineage lineage;
   StepScope scope = StepScope::full;
+  // Steps of one round with the same non-empty pairing draw the same inputs whatever their
+  // solution: the retained best's sweep and the candidate's that its ratio is taken against.
+  // A cost that follows the data (MoE's routing, the indexer's sequence lengths) then cancels
+  // in the ratio instead of moving it (on an H100, one MoE call's trial medians over three
+  // input sets spanned 0.22-0.30 ms). Empty: inputs of the step's own solution and phase. A
+  // candidate's steps never share a pairing, so it never meets the same inputs twice.
+  std::string pairing;
   ProtocolKind protocol = ProtocolKind::official;
   bool retained_best = false;  // the loop's retained best (a paired baseline), not a new candidate
   bool start = false;          // the retained best is the loop's start (never banned)
@@ -84,6 +92,8 @@ class StepRunner {
 
   // Input seeds are named by `scope` in place of the loop id (ablation arms share one).
   void set_seed_scope(std::string scope) { seed_scope_ = std::move(scope); }
+  // The base seed of a step's inputs (StepRequest::pairing), the same in every process.
+  [[nodiscard]] std::uint64_t inputs_seed(const StepRequest& r, std::string_view content_id) const;
 
   [[nodiscard]] const LoopTarget& target() const noexcept { return target_; }
   [[nodiscard]] std::size_t measured() const noexcept { return measured_; }

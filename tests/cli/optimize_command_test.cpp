@@ -10,11 +10,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "archive/archive.h"
 #include "archive/controller_log.h"
@@ -70,6 +74,48 @@ std::int64_t runs_that_compiled(const std::filesystem::path& dir) {
       "builds.cache_hit = 0");
   s.step();
   return s.column_int(0);
+}
+
+// Every controller run's phase (from its step key "<loop>/r<n>/<phase>/<content id>") and input seed.
+std::vector<std::pair<std::string, std::uint64_t>> phase_seeds(const std::filesystem::path& dir) {
+  archive::Archive a = archive::Archive::open_existing(dir);
+  archive::Statement s =
+      a.db().prepare("SELECT command_line_json, options_json FROM runs WHERE origin = 'controller'");
+  std::vector<std::pair<std::string, std::uint64_t>> out;
+  while (s.step()) {
+    const auto argv = nlohmann::json::parse(s.column_text(0));
+    const std::string key = argv.back().get<std::string>();
+    const std::size_t end = key.rfind('/');
+    const std::size_t begin = key.rfind('/', end - 1) + 1;
+    out.emplace_back(key.substr(begin, end - begin),
+                     nlohmann::json::parse(s.column_text(1)).at("seed").get<std::uint64_t>());
+  }
+  return out;
+}
+
+std::set<std::uint64_t> seeds_of(const std::vector<std::pair<std::string, std::uint64_t>>& runs,
+                                 const std::string& phase) {
+  std::set<std::uint64_t> seeds;
+  for (const auto& [p, seed] : runs)
+    if (p == phase) seeds.insert(seed);
+  return seeds;
+}
+
+// The retained best and the candidate compared with it draw the same inputs in each paired
+// sweep; a candidate never meets the same inputs twice, and the repeats differ.
+void expect_paired_inputs(const std::filesystem::path& dir) {
+  const auto runs = phase_seeds(dir);
+  std::set<std::uint64_t> pair_seeds;
+  for (const auto& [best, candidate] : {std::pair{"baseline-1", "full-1"}, std::pair{"baseline-2", "full-2"},
+                                        std::pair{"baseline-confirm", "confirm"}}) {
+    const auto b = seeds_of(runs, best);
+    const auto c = seeds_of(runs, candidate);
+    ASSERT_EQ(b.size(), 1u) << best;
+    EXPECT_EQ(c, b) << candidate << " draws other inputs than " << best;
+    pair_seeds.insert(*b.begin());
+  }
+  EXPECT_EQ(pair_seeds.size(), 3u) << "two paired sweeps drew the same inputs";
+  for (const std::uint64_t gate : seeds_of(runs, "gate")) EXPECT_FALSE(pair_seeds.contains(gate));
 }
 
 TEST(OptimizeCommand, TunerPromotesAClearlyFasterSettingAndSaysWhy) {
@@ -131,6 +177,7 @@ TEST(OptimizeCommand, TunerPromotesAClearlyFasterSettingAndSaysWhy) {
   EXPECT_TRUE(e.at("stages").at("explore").at("within_bounds").get<bool>());
   EXPECT_EQ(ds[0].baseline, s.at("start").at("content_id"));
   EXPECT_EQ(ds[0].solution, s.at("best").at("content_id"));
+  expect_paired_inputs(archive);
 }
 
 TEST(OptimizeCommand, AnUnknownObjectiveIsAUsageError) {
