@@ -15,6 +15,7 @@ import unittest.mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import candidate_solution  # noqa: E402
+import paired_spread  # noqa: E402
 import propose  # noqa: E402
 import same_ptx  # noqa: E402
 import summary  # noqa: E402
@@ -353,6 +354,56 @@ class Summary(unittest.TestCase):
         self.assertEqual(s["baselines"]["flashinfer"]["solution"], "fi_new")  # run.sh's folder, the later call
         self.assertTrue(s["baselines"]["flashinfer"]["same_call"])
         self.assertIn("another call", summary.markdown({DEF: s}))
+
+
+class PairedSpread(unittest.TestCase):
+    """A loop's archive reduced to the two tables the script reads."""
+
+    def archive(self, folder, steps):
+        import sqlite3
+        db = sqlite3.connect(folder / "index.sqlite")
+        db.execute("CREATE TABLE runs (id INTEGER, origin TEXT, command_line_json TEXT, options_json TEXT)")
+        db.execute("CREATE TABLE traces (run_id INTEGER, workload_uuid TEXT, solution TEXT, status TEXT, "
+                   "latency_ms REAL, line TEXT)")
+        for run_id, (phase, seed, solution, latencies) in enumerate(steps, 1):
+            key = f"loop/r1/{phase}/{solution[:16]}"
+            db.execute("INSERT INTO runs VALUES (?, 'controller', ?, ?)",
+                       (run_id, json.dumps(["kharness", "--step", key]), json.dumps({"seed": seed})))
+            for uuid, (status, latency) in latencies.items():
+                line = json.dumps({"workload": {"uuid": uuid, "axes": {"n": uuid}}})
+                db.execute("INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?)",
+                           (run_id, uuid, solution, status, latency, line))
+        db.commit()
+        db.close()
+
+    def test_ratios_per_pair_and_whether_the_inputs_were_shared(self):
+        with tempfile.TemporaryDirectory() as d:
+            folder = pathlib.Path(d)
+            self.archive(folder, [
+                ("baseline-1", 5, "best", {"a": ("PASSED", 2.0), "b": ("PASSED", 1.0)}),
+                ("gate", 9, "cand", {"a": ("PASSED", 1.0)}),
+                ("full-1", 5, "cand", {"a": ("PASSED", 1.0), "b": ("INCORRECT_NUMERICAL", 0.5)}),
+                ("baseline-2", 6, "best", {"a": ("PASSED", 2.0)}),
+                ("full-2", 7, "cand", {"a": ("PASSED", 4.0)}),
+            ])
+            pairs = paired_spread.paired_ratios(folder)
+        self.assertEqual([(p["best_phase"], p["candidate_phase"]) for p in pairs],
+                         [("baseline-1", "full-1"), ("baseline-2", "full-2")])
+        first, second = pairs
+        self.assertTrue(first["same_inputs"])
+        self.assertFalse(second["same_inputs"])
+        self.assertEqual(first["candidate"], "cand")
+        # Only the workloads both passed; the best's latency over the candidate's.
+        self.assertEqual([(w["uuid"], w["ratio"]) for w in first["workloads"]], [("a", 2.0)])
+        self.assertEqual([w["ratio"] for w in second["workloads"]], [0.5])
+
+    def test_a_folder_without_an_archive_is_an_error_naming_it(self):
+        with tempfile.TemporaryDirectory() as d:
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                rc = paired_spread.main([str(pathlib.Path(d) / "none")])
+        self.assertEqual(rc, 2)
+        self.assertIn("none", err.getvalue())
 
 
 class Shipped(unittest.TestCase):

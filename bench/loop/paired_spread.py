@@ -1,28 +1,85 @@
 #!/usr/bin/env python3
-"""Per workload, each candidate sweep's latency over the retained best's in the sweep it is paired
-with (baseline-N against full-N, baseline-confirm against confirm), from a loop's archive."""
-import json, sqlite3, sys, collections
-db = sqlite3.connect(sys.argv[1] + "/index.sqlite")
-runs = {}
-for rid, cl, opts in db.execute("SELECT id, command_line_json, options_json FROM runs WHERE origin='controller'"):
-    key = json.loads(cl)[-1]
-    phase = key.split("/")[-2]
-    runs[rid] = (phase, json.loads(opts).get("seed"))
-lat = collections.defaultdict(dict)
-axes = {}
-for rid, w, sol, st, l, line in db.execute("SELECT run_id, workload_uuid, solution, status, latency_ms, line FROM traces"):
-    if rid in runs and st == "PASSED":
-        lat[rid][w] = (sol, l)
-        axes[w] = json.loads(line)["workload"]["axes"]
-pairs = [("baseline-1", "full-1"), ("baseline-2", "full-2"), ("baseline-confirm", "confirm")]
-for b, c in pairs:
-    for rb, (pb, sb) in runs.items():
-        if pb != b: continue
-        for rc, (pc, sc) in runs.items():
-            if pc != c: continue
-            rows = []
-            for w in sorted(lat[rc], key=lambda w: lat[rb].get(w, ("", 0))[1] or 0):
-                if w in lat[rb]:
-                    rows.append(f"{axes[w]}: {lat[rb][w][1] / lat[rc][w][1]:.3f}")
-            name = next(iter(lat[rc].values()))[0].rsplit("_", 2)[-2:] if lat[rc] else "?"
-            print(f"{b} vs {c} {'_'.join(name)} same inputs={sb == sc}: " + ", ".join(rows))
+"""Each paired comparison of a loop, per workload, from its archive:
+
+    python3 bench/loop/paired_spread.py ARCHIVE_DIR [--json]
+
+A round times the retained best and a candidate in pairs (baseline-1 with each full-1,
+baseline-2 with full-2, baseline-confirm with confirm). For each pair this prints the best's
+latency over the candidate's on every workload both passed, and whether the two sweeps drew the
+same inputs (the same seed). Between kernels that are the same on a workload the ratio is the
+comparison's noise there: with inputs of their own a cost that follows the data shows in it.
+"""
+import argparse
+import json
+import sqlite3
+import sys
+
+PAIRS = [("baseline-1", "full-1"), ("baseline-2", "full-2"), ("baseline-confirm", "confirm")]
+
+
+def controller_runs(db):
+    """run id -> (phase, seed) for every step of the loop (the step key ends the command line)."""
+    runs = {}
+    for run_id, command_line, options in db.execute(
+            "SELECT id, command_line_json, options_json FROM runs WHERE origin = 'controller'"):
+        key = json.loads(command_line)[-1]
+        runs[run_id] = (key.split("/")[-2], json.loads(options).get("seed"))
+    return runs
+
+
+def passed_latencies(db, runs):
+    """run id -> {workload uuid: (solution, latency ms, axes)} over the PASSED traces."""
+    out = {run_id: {} for run_id in runs}
+    for run_id, uuid, solution, latency, line in db.execute(
+            "SELECT run_id, workload_uuid, solution, latency_ms, line FROM traces WHERE status = 'PASSED'"):
+        if run_id in out:
+            out[run_id][uuid] = (solution, latency, json.loads(line)["workload"].get("axes", {}))
+    return out
+
+
+def paired_ratios(archive_dir):
+    db = sqlite3.connect(f"file:{archive_dir}/index.sqlite?mode=ro", uri=True)
+    runs = controller_runs(db)
+    latency = passed_latencies(db, runs)
+    pairs = []
+    for best_phase, candidate_phase in PAIRS:
+        for b, (phase_b, seed_b) in runs.items():
+            if phase_b != best_phase:
+                continue
+            for c, (phase_c, seed_c) in runs.items():
+                if phase_c != candidate_phase or not latency[c]:
+                    continue
+                shared = [u for u in latency[c] if u in latency[b]]
+                shared.sort(key=lambda u: latency[b][u][1])
+                pairs.append({
+                    "best_phase": best_phase, "candidate_phase": candidate_phase,
+                    "candidate": next(iter(latency[c].values()))[0],
+                    "same_inputs": seed_b is not None and seed_b == seed_c,
+                    "workloads": [{"uuid": u, "axes": latency[c][u][2],
+                                   "ratio": latency[b][u][1] / latency[c][u][1]} for u in shared],
+                })
+    return pairs
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("archive", help="the loop's archive folder (holds index.sqlite)")
+    ap.add_argument("--json", action="store_true", help="the pairs as JSON")
+    args = ap.parse_args(argv)
+    try:
+        pairs = paired_ratios(args.archive)
+    except (sqlite3.Error, OSError, KeyError, ValueError) as e:
+        print(f"paired_spread: {args.archive}: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(pairs, indent=1))
+        return 0
+    for p in pairs:
+        cells = ", ".join(f"{json.dumps(w['axes'])} {w['ratio']:.3f}" for w in p["workloads"])
+        print(f"{p['best_phase']} / {p['candidate_phase']} {p['candidate']} "
+              f"(same inputs: {'yes' if p['same_inputs'] else 'no'}): {cells}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
