@@ -3,7 +3,8 @@
 
     python3 bench/loop/paired_spread.py ARCHIVE_DIR [--json]
 
-A round times the retained best and a candidate in pairs (baseline-1 with each full-1,
+A round times the retained best and a candidate in pairs (baseline-gate with each gate,
+baseline-1 with each full-1,
 baseline-2 with full-2, baseline-confirm with confirm). For each pair this prints the best's
 latency over the candidate's on every workload both passed, and whether the two sweeps drew the
 same inputs (the same seed). Between kernels that are the same on a workload the ratio is the
@@ -14,7 +15,7 @@ import json
 import sqlite3
 import sys
 
-PAIRS = [("baseline-1", "full-1"), ("baseline-2", "full-2"), ("baseline-confirm", "confirm")]
+PAIRS = [("baseline-gate", "gate"), ("baseline-1", "full-1"), ("baseline-2", "full-2"), ("baseline-confirm", "confirm")]
 
 
 def controller_runs(db):

@@ -70,7 +70,7 @@ class Round {
   // (StepRequest::pairing).
   Sweep measure_best(const std::string& phase, ProtocolKind protocol, const std::string& pairing);
   Sweep measure(const Retained& who, const std::string& phase, ProtocolKind protocol,
-                const std::string& pairing);
+                const std::string& pairing, StepScope scope = StepScope::full);
   // The promotion's reported speedup over the loop's baseline (reported_speedup.h): the
   // confirmation sweeps of the start (measured now unless it is the retained best) and
   // the contender.
@@ -104,6 +104,7 @@ class Round {
 
   std::vector<Sweep> baseline_;  // paired repeats of the retained best
   std::optional<Sweep> baseline_confirm_;
+  std::optional<Sweep> baseline_gate_;  // the retained best on the gate's workloads, once a round
   std::optional<Sweep> start_confirm_;  // the loop's baseline, when it is not the retained best
   std::optional<report::PromotedSpeedup> speedup_;
   std::vector<RegimeDiagnosis> diagnoses_;
@@ -126,11 +127,12 @@ Sweep Round::measure_best(const std::string& phase, ProtocolKind protocol, const
 }
 
 Sweep Round::measure(const Retained& who, const std::string& phase, ProtocolKind protocol,
-                     const std::string& pairing) {
+                     const std::string& pairing, StepScope scope) {
   StepRequest r;
   r.round = round_;
   r.phase = phase;
   r.pairing = pairing;
+  r.scope = scope;
   r.solution = who.solution;
   r.solution_text = who.text;
   r.role = who.content_id == state_.start.content_id ? config_.start_role : "candidate";
@@ -342,11 +344,15 @@ StepRequest Round::candidate_step(const CandidateOutcome& c) const {
 
 void Round::evaluate_all(std::vector<CandidateOutcome>& offered, const std::vector<std::size_t>& chosen) {
   const bool gate_is_full = steps_.target().gate_workloads.size() >= steps_.target().base.workloads.size();
+  // The gates' own paired baseline: baseline-1 drew other inputs than a gate may meet again.
+  if (!gate_is_full && !chosen.empty() && !baseline_gate_)
+    baseline_gate_ = measure(state_.best, "baseline-gate", ProtocolKind::official, "gate", StepScope::gate);
+  const Sweep& gate_baseline = gate_is_full ? baseline_.front() : *baseline_gate_;
   std::vector<StepRequest> gates;
   for (std::size_t i : chosen) {
     StepRequest r = candidate_step(offered[i]);
     r.phase = gate_is_full ? "full-1" : "gate";
-    if (gate_is_full) r.pairing = "1";
+    r.pairing = gate_is_full ? "1" : "gate";
     r.scope = gate_is_full ? StepScope::full : StepScope::gate;
     gates.push_back(std::move(r));
   }
@@ -359,7 +365,7 @@ void Round::evaluate_all(std::vector<CandidateOutcome>& offered, const std::vect
     ++out_.evaluated;
     out_.candidates.push_back(c.candidate.solution);
     out_.candidate_ids.push_back(c.content_id);
-    c.gate_speedup = paired_speedup(baseline_.front(), *c.gate, config_.promotion.objective);
+    c.gate_speedup = paired_speedup(gate_baseline, *c.gate, config_.promotion.objective);
     c.survived_gate = c.gate->all_passed() && c.gate_speedup && *c.gate_speedup > 1;
     say(fmt::format("  {} {}: gate {} {}", c.stage, c.candidate.solution.name, c.gate->worst_status(),
                     c.gate_speedup ? fmt::format("{:.3f}x", *c.gate_speedup) : "-"));
@@ -489,6 +495,7 @@ void Round::record() {
                          {"repeats", ordered_json::array()}};
   for (const Sweep& s : baseline_) paired["repeats"].push_back(s.json());
   paired["confirm"] = baseline_confirm_ ? baseline_confirm_->json() : ordered_json(nullptr);
+  paired["gate"] = baseline_gate_ ? baseline_gate_->json() : ordered_json(nullptr);
   if (start_confirm_) paired["start_confirm"] = start_confirm_->json();
   ordered_json evidence = {
       {"loop_id", state_.loop_id},
