@@ -272,6 +272,7 @@ TEST(OptimizeCommand, FirstAgentExploresSecondExploits) {
 
 pid_t spawn_quiet(const std::vector<std::string>& args) {
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   posix_spawn_file_actions_t fa;
