@@ -365,8 +365,8 @@ class PairedSpread(unittest.TestCase):
         db.execute("CREATE TABLE runs (id INTEGER, origin TEXT, command_line_json TEXT, options_json TEXT)")
         db.execute("CREATE TABLE traces (run_id INTEGER, workload_uuid TEXT, solution TEXT, status TEXT, "
                    "latency_ms REAL, line TEXT)")
-        for run_id, (phase, seed, solution, latencies) in enumerate(steps, 1):
-            key = f"loop/r1/{phase}/{solution[:16]}"
+        for run_id, (key_round, phase, seed, solution, latencies) in enumerate(steps, 1):
+            key = f"abl/arm/{key_round}/{phase}/{solution[:16]}"
             db.execute("INSERT INTO runs VALUES (?, 'controller', ?, ?)",
                        (run_id, json.dumps(["kharness", "--step", key]), json.dumps({"seed": seed})))
             for uuid, (status, latency) in latencies.items():
@@ -380,16 +380,21 @@ class PairedSpread(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             folder = pathlib.Path(d)
             self.archive(folder, [
-                ("baseline-1", 5, "best", {"a": ("PASSED", 2.0), "b": ("PASSED", 1.0)}),
-                ("gate", 9, "cand", {"a": ("PASSED", 1.0)}),
-                ("full-1", 5, "cand", {"a": ("PASSED", 1.0), "b": ("INCORRECT_NUMERICAL", 0.5)}),
-                ("baseline-2", 6, "best", {"a": ("PASSED", 2.0)}),
-                ("full-2", 7, "cand", {"a": ("PASSED", 4.0)}),
+                ("r1", "baseline-1", 5, "best", {"a": ("PASSED", 2.0), "b": ("PASSED", 1.0)}),
+                ("r1", "gate", 9, "cand", {"a": ("PASSED", 1.0)}),
+                ("r1", "full-1", 5, "cand", {"a": ("PASSED", 1.0), "b": ("INCORRECT_NUMERICAL", 0.5)}),
+                ("r1", "baseline-2", 6, "best", {"a": ("PASSED", 2.0)}),
+                ("r1", "full-2", 7, "cand", {"a": ("PASSED", 4.0)}),
+                ("r2", "baseline-1", 8, "cand", {"a": ("PASSED", 1.0)}),
+                ("r2", "full-1", 8, "next", {"a": ("PASSED", 0.5)}),
             ])
             pairs = paired_spread.paired_ratios(folder)
-        self.assertEqual([(p["best_phase"], p["candidate_phase"]) for p in pairs],
-                         [("baseline-1", "full-1"), ("baseline-2", "full-2")])
-        first, second = pairs
+        # A pair is within one round of one loop (here an ablation arm's, "abl/arm").
+        self.assertEqual([(p["round"], p["best_phase"], p["candidate_phase"]) for p in pairs],
+                         [("abl/arm/r1", "baseline-1", "full-1"), ("abl/arm/r2", "baseline-1", "full-1"),
+                          ("abl/arm/r1", "baseline-2", "full-2")])
+        first, later, second = pairs
+        self.assertEqual([w["ratio"] for w in later["workloads"]], [2.0])
         self.assertTrue(first["same_inputs"])
         self.assertFalse(second["same_inputs"])
         self.assertEqual(first["candidate"], "cand")

@@ -4,8 +4,8 @@
     python3 bench/loop/paired_spread.py ARCHIVE_DIR [--json]
 
 A round times the retained best and a candidate in pairs (baseline-gate with each gate,
-baseline-1 with each full-1,
-baseline-2 with full-2, baseline-confirm with confirm). For each pair this prints the best's
+baseline-1 with each full-1, baseline-2 with full-2, baseline-confirm with confirm), each pair
+within one round of one loop. For each pair this prints the best's
 latency over the candidate's on every workload both passed, and whether the two sweeps drew the
 same inputs (the same seed). Between kernels that are the same on a workload the ratio is the
 comparison's noise there: with inputs of their own a cost that follows the data shows in it.
@@ -19,12 +19,13 @@ PAIRS = [("baseline-gate", "gate"), ("baseline-1", "full-1"), ("baseline-2", "fu
 
 
 def controller_runs(db):
-    """run id -> (phase, seed) for every step of the loop (the step key ends the command line)."""
+    """run id -> (loop and round, phase, seed) for every step (the step key, "<loop>/r<round>/<phase>/<content
+    id>", ends the command line; an ablation arm's loop id holds a slash itself)."""
     runs = {}
     for run_id, command_line, options in db.execute(
             "SELECT id, command_line_json, options_json FROM runs WHERE origin = 'controller'"):
-        key = json.loads(command_line)[-1]
-        runs[run_id] = (key.split("/")[-2], json.loads(options).get("seed"))
+        loop_round, phase, _ = json.loads(command_line)[-1].rsplit("/", 2)
+        runs[run_id] = (loop_round, phase, json.loads(options).get("seed"))
     return runs
 
 
@@ -44,16 +45,16 @@ def paired_ratios(archive_dir):
     latency = passed_latencies(db, runs)
     pairs = []
     for best_phase, candidate_phase in PAIRS:
-        for b, (phase_b, seed_b) in runs.items():
+        for b, (round_b, phase_b, seed_b) in runs.items():
             if phase_b != best_phase:
                 continue
-            for c, (phase_c, seed_c) in runs.items():
-                if phase_c != candidate_phase or not latency[c]:
+            for c, (round_c, phase_c, seed_c) in runs.items():
+                if round_c != round_b or phase_c != candidate_phase or not latency[c]:
                     continue
                 shared = [u for u in latency[c] if u in latency[b]]
                 shared.sort(key=lambda u: latency[b][u][1])
                 pairs.append({
-                    "best_phase": best_phase, "candidate_phase": candidate_phase,
+                    "round": round_b, "best_phase": best_phase, "candidate_phase": candidate_phase,
                     "candidate": next(iter(latency[c].values()))[0],
                     "same_inputs": seed_b is not None and seed_b == seed_c,
                     "workloads": [{"uuid": u, "axes": latency[c][u][2],
