@@ -402,6 +402,31 @@ class PairedSpread(unittest.TestCase):
         self.assertEqual([(w["uuid"], w["ratio"]) for w in first["workloads"]], [("a", 2.0)])
         self.assertEqual([w["ratio"] for w in second["workloads"]], [0.5])
 
+    def test_a_batch_measured_long_after_its_baseline_pairs_with_the_best_measured_again(self):
+        with tempfile.TemporaryDirectory() as d:
+            folder = pathlib.Path(d)
+            self.archive(folder, [
+                ("r1", "baseline-1", 5, "best", {"a": ("PASSED", 2.0)}),
+                ("r1", "baseline-gate", 9, "best", {"a": ("PASSED", 3.0)}),
+                ("r1", "gate", 9, "x", {"a": ("PASSED", 1.0)}),
+                ("r1", "gate", 9, "y", {"a": ("PASSED", 1.0)}),
+                ("r1", "full-1", 5, "x", {"a": ("PASSED", 1.0)}),
+                ("r1", "full-1", 5, "y", {"a": ("PASSED", 1.0)}),
+                ("r1", "baseline-1-explore", 5, "best", {"a": ("PASSED", 4.0)}),
+                ("r1", "gate", 9, "z", {"a": ("PASSED", 1.0)}),
+                ("r1", "baseline-gate-exploit", 9, "best", {"a": ("PASSED", 5.0)}),
+                ("r1", "full-1", 5, "z", {"a": ("PASSED", 1.0)}),
+            ])
+            pairs = paired_spread.paired_ratios(folder)
+        got = [(p["best_phase"], p["candidate"], p["workloads"][0]["ratio"]) for p in pairs]
+        # x and y's gates ran right after baseline-gate; their full sweeps were compared with the
+        # best measured again after them; z, of the next stage, with the latest of each kind.
+        self.assertEqual(got, [("baseline-gate", "x", 3.0), ("baseline-gate", "y", 3.0),
+                               ("baseline-gate-exploit", "z", 5.0),
+                               ("baseline-1-explore", "x", 4.0), ("baseline-1-explore", "y", 4.0),
+                               ("baseline-1-explore", "z", 4.0)])
+        self.assertTrue(all(p["same_inputs"] for p in pairs))
+
     def test_a_folder_without_an_archive_is_an_error_naming_it(self):
         with tempfile.TemporaryDirectory() as d:
             err = io.StringIO()

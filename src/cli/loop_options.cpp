@@ -69,6 +69,10 @@ void add_loop_options(CLI::App* cmd, LoopOptions& o) {
                   "reported speedup): geomean (each workload once) or mean (each by its latency, as a "
                   "contest's mean latency)")
       ->check(CLI::IsMember({"geomean", "mean"}));
+  cmd->add_option("--rebaseline-after", o.rebaseline_after_s,
+                  "Seconds: candidate sweeps later than this after the retained best's sweep they are "
+                  "compared with are compared with the best measured again right after them (60; 0: always)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--trials", o.trials, "Correctness trials per sweep")->check(CLI::PositiveNumber);
   add_protocol_options(cmd, o.protocol, false);
   cmd->add_flag("--no-reference-timing", o.no_reference_timing,
@@ -96,7 +100,8 @@ control::LoopConfig loop_config(const LoopOptions& o, archive::Archive& store) {
   c.target = loop_target(o, ops, in, backend);
   c.budget = control::LoopBudget{o.rounds, o.max_candidates, o.time_s, o.max_tokens};
   c.promotion = control::PromotionRule{
-      o.repeats, o.min_noise, control::parse_objective(o.objective).value_or(control::Objective::geomean)};
+      o.repeats, o.min_noise, control::parse_objective(o.objective).value_or(control::Objective::geomean),
+      o.rebaseline_after_s};
   c.seed = o.seed;
   c.command_line = invocation();
   c.executor = scale::make_executor(executor_settings(o.scale, backend));

@@ -30,6 +30,7 @@ struct LoopOptions {
   int repeats = 2;
   double min_noise = 0.02;
   std::string objective = "geomean";
+  double rebaseline_after_s = control::PromotionRule{}.rebaseline_after_s;
   bool small = false, no_reference_timing = false;
   std::string sandbox = "best";  // the jail of candidates' workers (docs/worker.md)
   ExecutorArgs scale;            // --gpus, --executor and the Slurm options (docs/scale-out.md)

@@ -109,6 +109,7 @@ PromotionVerdict judge_promotion(const PromotionInput& input, const PromotionRul
 nlohmann::ordered_json PromotionRule::json() const {
   nlohmann::ordered_json j = {{"repeats", repeats}, {"min_noise", min_noise}};
   if (objective != Objective::geomean) j["objective"] = objective_name(objective);
+  if (rebaseline_after_s != PromotionRule{}.rebaseline_after_s) j["rebaseline_after_s"] = rebaseline_after_s;
   return j;
 }
 

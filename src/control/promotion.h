@@ -28,10 +28,17 @@ struct PromotionRule {
   int repeats = 2;                           // paired official repeats that must each show the gain
   double min_noise = 0.02;                   // the noise floor: gains below 2% are never trusted
   Objective objective = Objective::geomean;  // how the workloads weigh in every comparison
+  // A batch of candidate sweeps more than this many seconds after the retained best's sweep it
+  // is to be compared with (an agent's proposal, builds and other sweeps between them) is
+  // compared with the best measured again right after it instead: over minutes a GPU's clocks
+  // and temperature drift (on an H100, identical MoE kernels timed minutes after their
+  // baseline read 2-4% slower; right after it, within 1%).
+  double rebaseline_after_s = 60;
 
-  // {repeats, min_noise[, objective]}: as decisions and ablation manifests record the rule. The
-  // objective is written only when it is not geomean, so that a rule reads as every record made
-  // before there was a choice (an ablation resumes only when its recorded rule is the same).
+  // {repeats, min_noise[, objective][, rebaseline_after_s]}: as decisions and ablation manifests
+  // record the rule. The last two are written only when they are not the defaults, so that a rule
+  // reads as every record made before there was a choice (an ablation resumes only when its
+  // recorded rule is the same).
   [[nodiscard]] nlohmann::ordered_json json() const;
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <optional>
 
 #include "archive/canonical_json.h"
@@ -12,7 +13,6 @@
 #include "control/candidate_outcome.h"
 #include "control/hypothesis_choice.h"
 #include "control/memory.h"
-#include "control/normalised_hash.h"
 #include "control/promotion.h"
 #include "control/reported_speedup.h"
 #include "control/round_diagnosis.h"
@@ -38,7 +38,6 @@ std::string last_line(std::string_view text) {
 
 using ordered_json = nlohmann::ordered_json;
 
-// Geometric mean latency over the workloads both sweeps timed (round_record.h).
 // An ablation arm's memory: what its own loop tried, nothing of other loops.
 Knowledge own_memory(const Knowledge& all, const std::string& loop_id) {
   std::vector<MemoryEntry> mine;
@@ -84,7 +83,13 @@ class Round {
   [[nodiscard]] StepRequest candidate_step(const CandidateOutcome& c) const;
   // The chosen candidates' gates as one batch, then the survivors' full sweeps as one:
   // side by side where the executor has room (lanes of a host, nodes of a cluster).
-  void evaluate_all(std::vector<CandidateOutcome>& offered, const std::vector<std::size_t>& chosen);
+  void evaluate_all(std::vector<CandidateOutcome>& offered, const std::vector<std::size_t>& chosen,
+                    std::string_view stage);
+  // The retained best's sweep that `sweeps` (of `pairing`) are compared with: the latest of that
+  // pairing, or the best measured again right after them when that one ended more than the
+  // rule's rebaseline_after_s before the first of them started (PromotionRule).
+  Sweep paired_baseline(const std::string& pairing, const std::vector<Sweep>& sweeps, std::string_view stage,
+                        StepScope scope);
   std::optional<Retained> best_survivor() const;
   void decide();
   void record();
@@ -104,7 +109,10 @@ class Round {
 
   std::vector<Sweep> baseline_;  // paired repeats of the retained best
   std::optional<Sweep> baseline_confirm_;
-  std::optional<Sweep> baseline_gate_;  // the retained best on the gate's workloads, once a round
+  std::optional<Sweep> baseline_gate_;  // the retained best on the gate's workloads, before the first gate
+  std::map<std::string, Sweep> latest_baseline_;  // per pairing ("1", "gate"): the best's latest sweep
+  std::vector<std::pair<std::string, Sweep>> rebaselines_;  // phase, sweep: measured again (paired_baseline)
+  std::vector<Sweep> judged_baseline_;                      // the best's sweeps the promotion rule weighed
   std::optional<Sweep> start_confirm_;  // the loop's baseline, when it is not the retained best
   std::optional<report::PromotedSpeedup> speedup_;
   std::vector<RegimeDiagnosis> diagnoses_;
@@ -316,7 +324,7 @@ void Round::run_stage(const StageBounds& bounds, const Retained& parent) {
   stages_[std::string(bounds.stage)]["agent"] = agent->name();
   if (!sel.note.empty()) say("  " + sel.note);
   prebuild(offered, sel.chosen);
-  evaluate_all(offered, sel.chosen);
+  evaluate_all(offered, sel.chosen, bounds.stage);
   for (std::size_t i : sel.chosen) outcomes_.push_back(std::move(offered[i]));
 }
 
@@ -342,26 +350,55 @@ StepRequest Round::candidate_step(const CandidateOutcome& c) const {
   return r;
 }
 
-void Round::evaluate_all(std::vector<CandidateOutcome>& offered, const std::vector<std::size_t>& chosen) {
+// The first sweep's start among `sweeps`, as archived ("" when none has one).
+std::string first_start(const std::vector<Sweep>& sweeps) {
+  std::string first;
+  for (const Sweep& s : sweeps) {
+    if (!s.started_at.empty() && (first.empty() || s.started_at < first)) first = s.started_at;
+  }
+  return first;
+}
+
+Sweep Round::paired_baseline(const std::string& pairing, const std::vector<Sweep>& sweeps,
+                             std::string_view stage, StepScope scope) {
+  Sweep& latest = latest_baseline_.at(pairing);
+  const std::optional<double> gap = archive::seconds_between(latest.finished_at, first_start(sweeps));
+  if (!gap || *gap < config_.promotion.rebaseline_after_s) return latest;
+  const std::string phase = fmt::format("baseline-{}-{}", pairing, stage);
+  say(fmt::format("  the retained best's sweep ended {:.0f} s before these: measured again ({})", *gap,
+                  phase));
+  latest = measure(state_.best, phase, ProtocolKind::official, pairing, scope);
+  rebaselines_.emplace_back(phase, latest);
+  return latest;
+}
+
+void Round::evaluate_all(std::vector<CandidateOutcome>& offered, const std::vector<std::size_t>& chosen,
+                         std::string_view stage) {
   const bool gate_is_full = steps_.target().gate_workloads.size() >= steps_.target().base.workloads.size();
   // The gates' own paired baseline: baseline-1 drew other inputs than a gate may meet again.
-  if (!gate_is_full && !chosen.empty() && !baseline_gate_)
+  if (!gate_is_full && !chosen.empty() && !baseline_gate_) {
     baseline_gate_ = measure(state_.best, "baseline-gate", ProtocolKind::official, "gate", StepScope::gate);
-  const Sweep& gate_baseline = gate_is_full ? baseline_.front() : *baseline_gate_;
+    latest_baseline_["gate"] = *baseline_gate_;
+  }
+  const std::string gate_pairing = gate_is_full ? "1" : "gate";
+  const StepScope gate_scope = gate_is_full ? StepScope::full : StepScope::gate;
   std::vector<StepRequest> gates;
   for (std::size_t i : chosen) {
     StepRequest r = candidate_step(offered[i]);
     r.phase = gate_is_full ? "full-1" : "gate";
-    r.pairing = gate_is_full ? "1" : "gate";
-    r.scope = gate_is_full ? StepScope::full : StepScope::gate;
+    r.pairing = gate_pairing;
+    r.scope = gate_scope;
     gates.push_back(std::move(r));
   }
   const std::vector<Sweep> gated = steps_.run_all(gates);
+  const Sweep gate_baseline =
+      gated.empty() ? Sweep{} : paired_baseline(gate_pairing, gated, stage, gate_scope);
   std::vector<StepRequest> fulls;
   std::vector<CandidateOutcome*> swept;
   for (std::size_t k = 0; k < chosen.size(); ++k) {
     CandidateOutcome& c = offered[chosen[k]];
     c.gate = gated[k];
+    c.gate_baseline = gate_baseline;
     ++out_.evaluated;
     out_.candidates.push_back(c.candidate.solution);
     out_.candidate_ids.push_back(c.content_id);
@@ -372,6 +409,7 @@ void Round::evaluate_all(std::vector<CandidateOutcome>& offered, const std::vect
     if (!c.survived_gate) continue;
     if (gate_is_full) {
       c.full = c.gate;
+      c.full_baseline = gate_baseline;
     } else {
       fulls.push_back(gates[k]);
       fulls.back().phase = "full-1";
@@ -381,10 +419,16 @@ void Round::evaluate_all(std::vector<CandidateOutcome>& offered, const std::vect
     }
   }
   const std::vector<Sweep> full = steps_.run_all(fulls);
-  for (std::size_t k = 0; k < swept.size(); ++k) swept[k]->full = full[k];
+  if (!full.empty()) {
+    const Sweep full_baseline = paired_baseline("1", full, stage, StepScope::full);
+    for (std::size_t k = 0; k < swept.size(); ++k) {
+      swept[k]->full = full[k];
+      swept[k]->full_baseline = full_baseline;
+    }
+  }
   for (std::size_t i : chosen) {
     CandidateOutcome& c = offered[i];
-    if (c.full) c.full_speedup = paired_speedup(baseline_.front(), *c.full, config_.promotion.objective);
+    if (c.full) c.full_speedup = paired_speedup(*c.full_baseline, *c.full, config_.promotion.objective);
   }
 }
 
@@ -427,6 +471,8 @@ void Round::decide() {
   r.protocol = other;
   PromotionInput in;
   in.baseline = baseline_;
+  in.baseline.front() = *c.full_baseline;  // full-1's own: baseline-1, or the best measured again
+  judged_baseline_ = in.baseline;
   in.contender = {*c.full, c2};
   in.baseline_confirm = baseline_confirm_;
   in.contender_confirm = steps_.run(r);
@@ -448,52 +494,25 @@ void Round::decide() {
                      : std::string());
 }
 
-RoundRecord round_record_of(const std::string& loop_id, std::int64_t round, const Choice& choice,
-                            const std::vector<CandidateOutcome>& outcomes,
-                            std::optional<std::size_t> contender, const Sweep& baseline,
-                            archive::DecisionKind kind, const std::string& reason, Objective objective) {
-  RoundRecord rr;
-  rr.objective = objective;
-  rr.loop_id = loop_id;
-  rr.round = round;
-  rr.stage = Stage::explore;
-  rr.hypothesis = choice.hypothesis;
-  rr.decision = kind;
-  // The round's candidate: the contender, else the first evaluated one, else none.
-  std::optional<std::size_t> pick = contender;
-  for (std::size_t i = 0; !pick && i < outcomes.size(); ++i) {
-    if (outcomes[i].evaluated()) pick = i;
-  }
-  if (!pick) {
-    rr.failure = "no candidate was evaluated";
-    return rr;
-  }
-  const CandidateOutcome& c = outcomes[*pick];
-  rr.content_hash = normalised_content_hash(c.candidate.solution);
-  rr.candidate_family = c.candidate.family;
-  rr.candidate = c.content_id;
-  const Sweep& measured = c.full ? *c.full : *c.gate;
-  rr.passed = measured.all_passed();
-  const std::optional<PairedLatency> paired = paired_latency(baseline, measured, objective);
-  if (rr.passed && paired) {
-    rr.best_ms = paired->baseline_ms;
-    rr.candidate_ms = paired->candidate_ms;
-  }
-  if (!rr.passed) rr.failure = fmt::format("{}: {}", c.candidate.solution.name, measured.worst_status());
-  if (kind == archive::DecisionKind::reject_restore) rr.failure = reason;
-  return rr;
-}
-
 void Round::record() {
   out_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
   ordered_json candidates = ordered_json::array();
   for (const CandidateOutcome& c : outcomes_) candidates.push_back(c.json());
-  const RoundRecord rr = round_record_of(state_.loop_id, round_, choice_, outcomes_, contender_,
-                                         baseline_.front(), kind_, reason_, config_.promotion.objective);
+  const RoundRecord rr = round_record_of(state_.loop_id, round_, choice_.hypothesis, outcomes_, contender_,
+                                         kind_, reason_, config_.promotion.objective);
   ordered_json paired = {{"content_id", state_.best.content_id},
                          {"name", state_.best.solution.name},
                          {"repeats", ordered_json::array()}};
-  for (const Sweep& s : baseline_) paired["repeats"].push_back(s.json());
+  for (const Sweep& s : judged_baseline_.empty() ? baseline_ : judged_baseline_)
+    paired["repeats"].push_back(s.json());
+  if (!judged_baseline_.empty() && judged_baseline_.front().run_id != baseline_.front().run_id)
+    paired["baseline_1"] = baseline_.front().json();
+  paired["rebaselined"] = ordered_json::array();
+  for (const auto& [phase, sweep] : rebaselines_) {
+    ordered_json j = sweep.json();
+    j["phase"] = phase;
+    paired["rebaselined"].push_back(std::move(j));
+  }
   paired["confirm"] = baseline_confirm_ ? baseline_confirm_->json() : ordered_json(nullptr);
   paired["gate"] = baseline_gate_ ? baseline_gate_->json() : ordered_json(nullptr);
   if (start_confirm_) paired["start_confirm"] = start_confirm_->json();
@@ -538,6 +557,7 @@ RoundOutcome Round::run() {
   say(fmt::format("round {}: best {} ({})", round_, state_.best.solution.name,
                   state_.best.content_id.substr(0, 12)));
   baseline_.push_back(measure_best("baseline-1", ProtocolKind::official, "1"));
+  latest_baseline_["1"] = baseline_.front();
   diagnoses_ = diagnose_regimes(steps_.target().base, plan_, baseline_.front());
   choose_hypothesis_for_round();
   if (!baseline_.front().all_passed()) {

@@ -29,6 +29,8 @@ struct Sweep {
   std::vector<SweepWorkload> workloads;
   std::int64_t run_id = 0;  // the archived run it was read from; 0 for synthetic sweeps
   bool reused = false;      // read back from the archive rather than measured now
+  std::string started_at;   // the archived run's times (archive/utc_time.h); empty for synthetic sweeps
+  std::string finished_at;
 
   [[nodiscard]] std::size_t passed() const;
   [[nodiscard]] bool all_passed() const { return !workloads.empty() && passed() == workloads.size(); }

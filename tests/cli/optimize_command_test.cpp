@@ -22,6 +22,7 @@
 
 #include "archive/archive.h"
 #include "archive/controller_log.h"
+#include "archive/decision_check.h"
 #include "archive/sqlite_statement.h"
 #include "cli/kharness_command.h"
 #include "support/temp_dir.h"
@@ -76,21 +77,42 @@ std::int64_t runs_that_compiled(const std::filesystem::path& dir) {
   return s.column_int(0);
 }
 
-// Every controller run's phase (from its step key "<loop>/r<n>/<phase>/<content id>") and input seed.
-std::vector<std::pair<std::string, std::uint64_t>> phase_seeds(const std::filesystem::path& dir) {
+struct PhaseRun {
+  std::string phase;
+  std::uint64_t seed = 0;
+  std::int64_t run_id = 0;
+};
+
+// Every controller run's phase (from its step key "<loop>/r<n>/<phase>/<content id>") and input
+// seed, in the order they ran.
+std::vector<PhaseRun> phase_runs(const std::filesystem::path& dir) {
   archive::Archive a = archive::Archive::open_existing(dir);
-  archive::Statement s =
-      a.db().prepare("SELECT command_line_json, options_json FROM runs WHERE origin = 'controller'");
-  std::vector<std::pair<std::string, std::uint64_t>> out;
+  archive::Statement s = a.db().prepare(
+      "SELECT command_line_json, options_json, id FROM runs WHERE origin = 'controller' ORDER BY id");
+  std::vector<PhaseRun> out;
   while (s.step()) {
     const auto argv = nlohmann::json::parse(s.column_text(0));
     const std::string key = argv.back().get<std::string>();
     const std::size_t end = key.rfind('/');
     const std::size_t begin = key.rfind('/', end - 1) + 1;
-    out.emplace_back(key.substr(begin, end - begin),
-                     nlohmann::json::parse(s.column_text(1)).at("seed").get<std::uint64_t>());
+    out.push_back({key.substr(begin, end - begin),
+                   nlohmann::json::parse(s.column_text(1)).at("seed").get<std::uint64_t>(), s.column_int(2)});
   }
   return out;
+}
+
+std::vector<std::pair<std::string, std::uint64_t>> phase_seeds(const std::filesystem::path& dir) {
+  std::vector<std::pair<std::string, std::uint64_t>> out;
+  for (const PhaseRun& r : phase_runs(dir)) out.emplace_back(r.phase, r.seed);
+  return out;
+}
+
+// The run of `phase` (the first, when there are several); a failed expectation when none.
+PhaseRun run_of(const std::vector<PhaseRun>& runs, const std::string& phase) {
+  for (const PhaseRun& r : runs)
+    if (r.phase == phase) return r;
+  ADD_FAILURE() << "no run of phase " << phase;
+  return {};
 }
 
 std::set<std::uint64_t> seeds_of(const std::vector<std::pair<std::string, std::uint64_t>>& runs,
@@ -186,21 +208,46 @@ TEST(OptimizeCommand, TunerPromotesAClearlyFasterSettingAndSaysWhy) {
 
 // On every workload of the operator (five, three regimes) the gate runs on the representatives
 // against a baseline of its own, and each of the round's four comparisons is paired on its inputs.
+// With --rebaseline-after 0 the retained best is measured again right after the gate and after
+// full-1 (as it is when they run more than a minute after its sweep), and each is compared with
+// that sweep: the one next to it in time.
 TEST(OptimizeCommand, EveryComparisonTimesBothSidesOnTheSameInputs) {
   test::TempDir tmp("optimize-paired");
   const auto archive = tmp.path() / "a";
-  const nlohmann::json s = run_json(
-      "optimize --definition rmsnorm_h128 --backend cpu --no-reference-timing --archive '" +
-      archive.string() + "' --from '" + kSlow + "' --rounds 1 --max-candidates 1 --seed 7 --objective mean");
+  const nlohmann::json s =
+      run_json("optimize --definition rmsnorm_h128 --backend cpu --no-reference-timing --archive '" +
+               archive.string() + "' --from '" + kSlow +
+               "' --rounds 1 --max-candidates 1 --seed 7 --objective mean --rebaseline-after 0");
   ASSERT_EQ(s.at("decisions").size(), 1u);
   EXPECT_EQ(s.at("decisions")[0].at("kind"), "promote") << s.dump(2);
-  const auto runs = phase_seeds(archive);
-  ASSERT_EQ(seeds_of(runs, "gate").size(), 1u) << "the representatives are not every workload: a gate runs";
+  const auto seeds = phase_seeds(archive);
+  ASSERT_EQ(seeds_of(seeds, "gate").size(), 1u) << "the representatives are not every workload: a gate runs";
   expect_paired_inputs(archive);
+  const auto runs = phase_runs(archive);
+  const PhaseRun gate = run_of(runs, "gate"), full = run_of(runs, "full-1");
+  const PhaseRun gate_again = run_of(runs, "baseline-gate-explore"),
+                 full_again = run_of(runs, "baseline-1-explore");
+  EXPECT_EQ(gate_again.seed, gate.seed);
+  EXPECT_EQ(full_again.seed, full.seed);
+  EXPECT_EQ(gate_again.run_id, gate.run_id + 1) << "measured again right after the gate";
+  EXPECT_EQ(full_again.run_id, full.run_id + 1) << "measured again right after full-1";
+
   const auto ds = decisions(archive, s);
   ASSERT_EQ(ds.size(), 1u);
-  EXPECT_EQ(ds[0].evidence.at("paired_baseline").at("gate").at("workloads").size(), 3u)
-      << ds[0].evidence.at("paired_baseline").dump(2);
+  const auto& e = ds[0].evidence;
+  EXPECT_EQ(e.at("paired_baseline").at("gate").at("workloads").size(), 3u) << e.at("paired_baseline").dump(2);
+  ASSERT_EQ(e.at("candidates").size(), 1u);
+  const auto& c = e.at("candidates")[0];
+  EXPECT_EQ(c.at("gate_baseline_run"), gate_again.run_id);
+  EXPECT_EQ(c.at("full_baseline_run"), full_again.run_id);
+  // The promotion weighed full-1 against the sweep beside it; baseline-1 stays on the record.
+  EXPECT_EQ(e.at("paired_baseline").at("repeats")[0].at("run_id"), full_again.run_id);
+  EXPECT_EQ(e.at("paired_baseline").at("baseline_1").at("run_id"), run_of(runs, "baseline-1").run_id);
+  ASSERT_EQ(e.at("paired_baseline").at("rebaselined").size(), 2u);
+  EXPECT_EQ(e.at("promotion_rule").at("rebaseline_after_s"), 0.0);
+  // The archive's own check recomputes the first repeat's speedup from those sweeps.
+  archive::Archive a = archive::Archive::open_existing(archive);
+  EXPECT_TRUE(archive::loop_decision_problems(a.db(), s.at("loop_id").get<std::string>()).empty());
 }
 
 TEST(OptimizeCommand, AnUnknownObjectiveIsAUsageError) {
