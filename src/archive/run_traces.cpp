@@ -4,17 +4,11 @@
 
 namespace kh::archive {
 
-std::string run_protocol(Archive& archive, RowId run_id) {
-  Statement s = archive.db().prepare("SELECT protocol FROM runs WHERE id = ?");
-  s.bind(1, run_id);
-  return s.step() ? s.column_text(0) : std::string();
-}
-
-RunTimes run_times(Archive& archive, RowId run_id) {
-  Statement s = archive.db().prepare("SELECT started_at, coalesce(finished_at, '') FROM runs WHERE id = ?");
+RunHeader run_header(Archive& archive, RowId run_id) {
+  Statement s = archive.db().prepare("SELECT protocol, started_at, finished_at FROM runs WHERE id = ?");
   s.bind(1, run_id);
   if (!s.step()) return {};
-  return {s.column_text(0), s.column_text(1)};
+  return {s.column_text(0), s.column_text(1), s.column_text(2)};
 }
 
 std::vector<RunTraceRow> run_trace_rows(Archive& archive, RowId run_id) {

@@ -18,14 +18,13 @@ struct RunTraceRow {
   std::string line;  // the trace's JSONL line, as sealed with the run
 };
 
-// The run's protocol ("official", "robust"); empty when there is no such run.
-[[nodiscard]] std::string run_protocol(Archive& archive, RowId run_id);
-struct RunTimes {
-  std::string started_at;   // archive/utc_time.h
-  std::string finished_at;  // empty when the run never finished
+struct RunHeader {
+  std::string protocol;    // "official", "robust"
+  std::string started_at;  // archive/utc_time.h
+  std::string finished_at;
 };
-// Empty times when there is no such run.
-[[nodiscard]] RunTimes run_times(Archive& archive, RowId run_id);
+// All empty when there is no such run.
+[[nodiscard]] RunHeader run_header(Archive& archive, RowId run_id);
 [[nodiscard]] std::vector<RunTraceRow> run_trace_rows(Archive& archive, RowId run_id);
 
 }  // namespace kh::archive

@@ -87,10 +87,10 @@ std::string step_key(std::string_view loop_id, std::int64_t round, std::string_v
 Sweep read_sweep(archive::Archive& archive, archive::RowId run_id) {
   Sweep sweep;
   sweep.run_id = run_id;
-  sweep.protocol = archive::run_protocol(archive, run_id);
-  archive::RunTimes times = archive::run_times(archive, run_id);
-  sweep.started_at = std::move(times.started_at);
-  sweep.finished_at = std::move(times.finished_at);
+  archive::RunHeader header = archive::run_header(archive, run_id);
+  sweep.protocol = std::move(header.protocol);
+  sweep.started_at = std::move(header.started_at);
+  sweep.finished_at = std::move(header.finished_at);
   for (archive::RunTraceRow& row : archive::run_trace_rows(archive, run_id)) {
     SweepWorkload w;
     w.uuid = std::move(row.workload_uuid);
