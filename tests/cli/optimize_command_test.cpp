@@ -240,6 +240,8 @@ TEST(OptimizeCommand, EveryComparisonTimesBothSidesOnTheSameInputs) {
   const auto& c = e.at("candidates")[0];
   EXPECT_EQ(c.at("gate_baseline_run"), gate_again.run_id);
   EXPECT_EQ(c.at("full_baseline_run"), full_again.run_id);
+  // The round's record, which supervision and memory read, weighs the same two sweeps.
+  EXPECT_NEAR(e.at("round_record").at("speedup").get<double>(), c.at("full_speedup").get<double>(), 1e-9);
   // The promotion weighed full-1 against the sweep beside it; baseline-1 stays on the record.
   EXPECT_EQ(e.at("paired_baseline").at("repeats")[0].at("run_id"), full_again.run_id);
   EXPECT_EQ(e.at("paired_baseline").at("baseline_1").at("run_id"), run_of(runs, "baseline-1").run_id);
