@@ -7,8 +7,8 @@ and checked against plain matrix products, for a machine without a GPU.
 What it checks: the ldmatrix row addresses each lane gives (plain and .trans), the
 m16n8k16 A/B/accumulator layouts (PTX ISA; the same conventions as the sparse attention
 kernels that ran on the H200), the accumulator-to-A conversions of S^T and U^T, the token
-tiles skipped under P's triangle, and with kSplit 2 the pair's partial sums: one chunk of
-one 16-row V group, for kSplit 1 and 2, the prep's K K^T over its 8 warps, and
+tiles skipped under P's triangle, and with kSplit 2 and 4 the group's partial sums: one chunk of
+one 16-row V group, for kSplit 1, 2 and 4, the prep's K K^T over its 8 warps, and
 gdn_chunk_prep_tinv.cuh's blocked inverse of I + A and its [W | U^] = T R. What it cannot
 check: anything of the CUDA code itself (addresses outside these formulas, barriers, cp.async
 groups, the host call). When the formulas in the headers change, change them here too.
@@ -147,9 +147,13 @@ def check_pass(d, k_split):
     u_ref = d["Uh"] - s16 @ d["W"].T
     warps = [warp_products(d, part, k_split) for part in range(k_split)]
     failures = []
-    if k_split == 2:  # pass_swap, before either warp goes on: the partner's U, and its O over this warp's tokens
-        warps = [(s, [u[nt] + warps[1 - part][1][nt] for nt in range(8)],
-                  [o[nt] + warps[1 - part][2][nt] if 4 * part <= nt < 4 * part + 4 else o[nt].copy() for nt in range(8)])
+    if k_split > 1:  # pass_swap, before any warp goes on: every part's U, and their O over this warp's tokens,
+        # added in part order 0, 1, ... (so that every warp holds the same U)
+        tiles_a_part = 8 // k_split
+        total_u = [sum(warps[j][1][nt] for j in range(k_split)) for nt in range(8)]
+        warps = [(s, [t.copy() for t in total_u],
+                  [sum(warps[j][2][nt] for j in range(k_split)) if nt // tiles_a_part == part else o[nt].copy()
+                   for nt in range(8)])
                  for part, (s, u, o) in enumerate(warps)]
     for part, (s, u, o) in enumerate(warps):
         if not np.allclose(matrix(u), u_ref):
@@ -269,7 +273,7 @@ def main():
         "Rk": f16(rng.standard_normal((64, 128)) * 0.1),
         "Rv": f16(rng.standard_normal((64, 128))),
     }
-    failures = check_prep(d) + check_pass(d, 1) + check_pass(d, 2) + check_tinv(d)
+    failures = check_prep(d) + check_pass(d, 1) + check_pass(d, 2) + check_pass(d, 4) + check_tinv(d)
     for f in failures:
         print(f"MISMATCH {f}")
     print("chunk_fragments.py: " + ("every product matches" if not failures else f"{len(failures)} mismatches"))

@@ -6,7 +6,9 @@
 // two warps of a pair hold the two K halves of the same 16 rows: each multiplies over its
 // half only (half the mma and ldmatrix of the sequential path), they add their partial
 // U and O through shared memory under a barrier of the pair, and each writes the output of
-// half the chunk's tokens and updates its own half of the state.
+// half the chunk's tokens and updates its own half of the state. kSplit 4 (loop/candidates/
+// ksplit4_pdl24) splits the K columns over a group of four warps the same way: a quarter of the
+// mma a warp on the sequential path, where one or two sequences leave most SMs idle.
 // chunk_fragments.py (this folder) transcribes the warp-level indexing below (ldmatrix
 // addresses, fragment layouts, the pair's sums) to numpy and checks it against plain products:
 // change it with the formulas here.
@@ -18,7 +20,7 @@ namespace gdn_chunk_tc {
 
 template <int kWarps, int kSplit>
 struct PassShape {
-  static_assert(kSplit == 1 || kSplit == 2, "the K columns split over 1 or 2 warps");
+  static_assert(kSplit == 1 || kSplit == 2 || kSplit == 4, "the K columns split over 1, 2 or 4 warps");
   static constexpr int kThreads = 32 * kWarps;
   static constexpr int kVRows = 16 * kWarps / kSplit;  // V rows of a block
   static constexpr int kSlices = kDim / kVRows;        // blocks a (sequence, v head)
@@ -26,7 +28,8 @@ struct PassShape {
   static constexpr int kKSteps = 8 / kSplit;           // 16-wide K steps a warp multiplies over
   static constexpr int kTRows = kC / kSplit;           // tokens whose output a warp writes
   static constexpr int kTPairs = 4 / kSplit;           // 16-token tile pairs of those
-  static constexpr int kSwapSlots = 12;                // partial U (8 tiles), partial O (4 tiles)
+  // partial U (8 tiles), then partial O: the partner's 4 tiles (kSplit 2), 2 tiles of each part (kSplit 4)
+  static constexpr int kSwapSlots = kSplit == 4 ? 16 : 12;
 };
 
 template <int kWarps, int kSplit>
@@ -43,8 +46,8 @@ template <int kWarps, int kSplit>
 struct __align__(16) PassSmem {
   using Shape = PassShape<kWarps, kSplit>;
   PassStage<kWarps, kSplit> stage[2];
-  __nv_bfloat16 out[kWarps][Shape::kTRows][kOutRow];               // each warp's output tile, [t][its 16 v]
-  float4 swap[kSplit == 2 ? kWarps * Shape::kSwapSlots * 32 : 1];  // [warp][slot][lane]
+  __nv_bfloat16 out[kWarps][Shape::kTRows][kOutRow];              // each warp's output tile, [t][its 16 v]
+  float4 swap[kSplit > 1 ? kWarps * Shape::kSwapSlots * 32 : 1];  // [warp][slot][lane]
 };
 
 // The chunk's operands into one stage, by every thread of the block (cp.async, one group): the
@@ -146,12 +149,53 @@ __device__ __forceinline__ void pass_products(const PassStage<kWarps, kSplit>& s
   }
 }
 
+// kSplit 4: the group of four adds its partial U (all tokens) and O (the 16 tokens each writes) in
+// part order 0, 1, 2, 3 in every warp, so that the four hold the same U to the bit, as a pair does.
+// Slots 0-7 hold a warp's U tiles, 8 + 2j + i its O tile 2j + i for part j (its own left out).
+template <int kWarps, int kSplit, int kPart>
+__device__ __forceinline__ void pass_swap4(PassSmem<kWarps, kSplit>& sm, const WarpPos& w, float (&u)[8][4],
+                                           float (&o)[8][4]) {
+  constexpr int kSlots = PassShape<kWarps, kSplit>::kSwapSlots;
+  // part j's slot i: group[(j * kSlots + i) * 32]
+  float4* group = &sm.swap[(w.warp - kPart) * kSlots * 32 + w.lane];
+#pragma unroll
+  for (int nt = 0; nt < 8; ++nt)
+    group[(kPart * kSlots + nt) * 32] = make_float4(u[nt][0], u[nt][1], u[nt][2], u[nt][3]);
+#pragma unroll
+  for (int nt = 0; nt < 8; ++nt)
+    if (nt / 2 != kPart)
+      group[(kPart * kSlots + 8 + nt) * 32] = make_float4(o[nt][0], o[nt][1], o[nt][2], o[nt][3]);
+  asm volatile("bar.sync %0, 128;\n" ::"r"(1 + w.warp / 4) : "memory");  // the group's barrier
+  auto add = [&](float(&x)[4], const float(&own)[4], int slot) {
+    float sum[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const float4 y =
+          j == kPart ? make_float4(own[0], own[1], own[2], own[3]) : group[(j * kSlots + slot) * 32];
+      sum[0] += y.x;
+      sum[1] += y.y;
+      sum[2] += y.z;
+      sum[3] += y.w;
+    }
+    x[0] = sum[0];
+    x[1] = sum[1];
+    x[2] = sum[2];
+    x[3] = sum[3];
+  };
+#pragma unroll
+  for (int nt = 0; nt < 8; ++nt) add(u[nt], u[nt], nt);
+#pragma unroll
+  for (int i = 0; i < 2; ++i) add(o[2 * kPart + i], o[2 * kPart + i], 8 + 2 * kPart + i);
+}
+
 // kSplit 2: the pair adds its partial U (all tokens) and O (the tokens each writes). Both
 // warps hold the same fragment positions, so lane l reads what its partner's lane l wrote.
 template <int kWarps, int kSplit, int kPart>
 __device__ __forceinline__ void pass_swap(PassSmem<kWarps, kSplit>& sm, const WarpPos& w, float (&u)[8][4],
                                           float (&o)[8][4]) {
-  if constexpr (kSplit == 2) {
+  if constexpr (kSplit == 4) {
+    pass_swap4<kWarps, kSplit, kPart>(sm, w, u, o);
+  } else if constexpr (kSplit == 2) {
     constexpr int kSlots = PassShape<kWarps, kSplit>::kSwapSlots;
     float4* mine = &sm.swap[w.warp * kSlots * 32 + w.lane];
     const float4* theirs = &sm.swap[(w.warp ^ 1) * kSlots * 32 + w.lane];
@@ -337,6 +381,24 @@ __device__ __forceinline__ void chunk_step(const PrefillArgs& p, PassSmem<kWarps
   pass_store_output<kSplit, kPart>(p, sm.out[w.warp], w, o, scale, tok0, L, h, vw);
 }
 
+// kSplit 4: the warp's part as a template argument (chunk_step indexes its registers at compile time).
+template <int kWarps>
+__device__ __forceinline__ void chunk_step_of_part4(const PrefillArgs& p, PassSmem<kWarps, 4>& sm,
+                                                    const PassStage<kWarps, 4>& st, const WarpPos& w,
+                                                    float (&s)[4][4], float scale, int64_t tok0, int L, int h,
+                                                    int vw) {
+  switch (w.part) {
+    case 0:
+      return chunk_step<kWarps, 4, 0>(p, sm, st, w, s, scale, tok0, L, h, vw);
+    case 1:
+      return chunk_step<kWarps, 4, 1>(p, sm, st, w, s, scale, tok0, L, h, vw);
+    case 2:
+      return chunk_step<kWarps, 4, 2>(p, sm, st, w, s, scale, tok0, L, h, vw);
+    default:
+      return chunk_step<kWarps, 4, 3>(p, sm, st, w, s, scale, tok0, L, h, vw);
+  }
+}
+
 // kLean: pass_stage_lean instead of pass_stage (ksplit_rows16, staged; chunk_tc and chunk_ksplit,
 // promoted, keep the staging they were measured with).
 template <int kWarps, int kSplit, bool kLean>
@@ -391,6 +453,8 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
 
     if constexpr (kSplit == 1) {
       chunk_step<kWarps, kSplit, 0>(p, sm, st, w, s, scale, tok0, L, h, vw);
+    } else if constexpr (kSplit == 4) {
+      chunk_step_of_part4(p, sm, st, w, s, scale, tok0, L, h, vw);
     } else if (w.part == 0) {
       chunk_step<kWarps, kSplit, 0>(p, sm, st, w, s, scale, tok0, L, h, vw);
     } else {
@@ -468,18 +532,41 @@ void launch_pass(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaS
 // 32 V rows a block while one wave of blocks covers the SMs, 64 beyond that (as promoted). The
 // lean pass (kLean) also takes 16 V rows a block while one wave still covers the SMs: a long
 // sequence alone is a chain of chunks, and more blocks are more SMs issuing its mma.
+// kSplit 4 (launch_pass4_for) has its own choice.
 template <int kSplit, bool kLean = false, bool kPdl = false>
+void launch_pass_for(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaStream_t stream);
+
+// kSplit 4 (ksplit4_pdl24): 16 V rows a block of four warps, or 32 of eight, while one wave covers
+// the SMs, and the two-way pass beyond (64 rows of sixteen warps would need 285 KB of shared memory).
+template <bool kLean, bool kPdl>
+void launch_pass4_for(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaStream_t stream) {
+  const int64_t heads = num_seqs * GDN_NUM_V_HEADS;
+  const int sms = launch_config().sms;
+  if (heads * (kDim / 16) <= sms) {
+    launch_pass<4, 4, kLean, kPdl>(args, num_seqs, scratch, stream);
+  } else if (heads * (kDim / 32) <= sms) {
+    launch_pass<8, 4, kLean, kPdl>(args, num_seqs, scratch, stream);
+  } else {
+    launch_pass_for<2, kLean, kPdl>(args, num_seqs, scratch, stream);
+  }
+}
+
+template <int kSplit, bool kLean, bool kPdl>
 void launch_pass_for(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaStream_t stream) {
   const int64_t heads = num_seqs * GDN_NUM_V_HEADS;
   const int sms = launch_config().sms;
-  if constexpr (kLean) {
-    if (heads * (kDim / 16) <= sms)
-      return launch_pass<kSplit, kSplit, kLean, kPdl>(args, num_seqs, scratch, stream);
-  }
-  if (heads * (kDim / 32) <= sms) {
-    launch_pass<2 * kSplit, kSplit, kLean, kPdl>(args, num_seqs, scratch, stream);
+  if constexpr (kSplit == 4) {
+    launch_pass4_for<kLean, kPdl>(args, num_seqs, scratch, stream);
   } else {
-    launch_pass<4 * kSplit, kSplit, kLean, kPdl>(args, num_seqs, scratch, stream);
+    if constexpr (kLean) {
+      if (heads * (kDim / 16) <= sms)
+        return launch_pass<kSplit, kSplit, kLean, kPdl>(args, num_seqs, scratch, stream);
+    }
+    if (heads * (kDim / 32) <= sms) {
+      launch_pass<2 * kSplit, kSplit, kLean, kPdl>(args, num_seqs, scratch, stream);
+    } else {
+      launch_pass<4 * kSplit, kSplit, kLean, kPdl>(args, num_seqs, scratch, stream);
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 // chunk_check: the chunked candidates (chunk_tc = run<1>, chunk_ksplit = run<2>,
 // ksplit_rows16 = run<2, launch_prep, true>, ksplit_tinv = run<2, launch_prep_tinv, true>,
-// ksplit_vec24's chunked path = run<2, launch_prep_vec, true> of
+// ksplit_vec24's chunked path = run<2, launch_prep_vec, true>, ksplit4_pdl24's = run<4, launch_prep_vec,
+// true> (without its launch as the preparation's dependent) of
 // gdn_chunk_pass.cuh, and the lean pass with kSplit 1) against lane8 (the reference here) on a
 // GPU, with where they
 // differ and how long each kernel takes. The loop says pass or fail and the largest error;
@@ -227,8 +228,8 @@ void time_kernels(const Inputs& in, const Outputs& out) {
 }
 
 // The chunked candidates: chunk_tc <1>, chunk_ksplit <2>, ksplit_rows16 <2, launch_prep, lean>,
-// ksplit_tinv <2, launch_prep_tinv, lean>, ksplit_vec24's <2, launch_prep_vec, lean>, and the
-// lean pass with kSplit 1.
+// ksplit_tinv <2, launch_prep_tinv, lean>, ksplit_vec24's <2, launch_prep_vec, lean>, ksplit4_pdl24's
+// <4, launch_prep_vec, lean>, and the lean pass with kSplit 1.
 template <int kSplit, gdn_chunk_tc::PrepLauncher kPrep = gdn_chunk_tc::launch_prep, bool kLean = false>
 bool check(const Case& c, const Inputs& in, const Outputs& ref, const char* prep = "") {
   Outputs got = make_outputs(in);
@@ -297,6 +298,7 @@ int main(int argc, char** argv) {
     ok = check<2, gdn_chunk_tc::launch_prep, true>(c, in, ref, " lean") && ok;
     ok = check<2, gdn_chunk_tc::launch_prep_tinv, true>(c, in, ref, " lean tinv") && ok;
     ok = check<2, gdn_chunk_tc::launch_prep_vec, true>(c, in, ref, " lean vec") && ok;
+    ok = check<4, gdn_chunk_tc::launch_prep_vec, true>(c, in, ref, " lean vec") && ok;
     for (void* p : in.owned) CHECK(cudaFree(p));
     CHECK(cudaFree(ref.out));
     CHECK(cudaFree(ref.state));
