@@ -1,7 +1,8 @@
 // chunk_check: the chunked candidates (chunk_tc = run<1>, chunk_ksplit = run<2>,
 // ksplit_rows16 = run<2, launch_prep, true>, ksplit_tinv = run<2, launch_prep_tinv, true>,
 // ksplit_vec24's chunked path = run<2, launch_prep_vec, true>, ksplit4_pdl24's = run<4, launch_prep_vec,
-// true> (without its launch as the preparation's dependent) of
+// true> and ksplit4one_pdl24's (the pass of gdn_chunk_pass_group4.cuh), without their launch as the
+// preparation's dependent, of
 // gdn_chunk_pass.cuh, and the lean pass with kSplit 1) against lane8 (the reference here) on a
 // GPU, with where they
 // differ and how long each kernel takes. The loop says pass or fail and the largest error;
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "gdn_chunk_pass.cuh"
+#include "gdn_chunk_pass_group4.cuh"
 #include "gdn_chunk_prep_tinv.cuh"
 
 namespace {
@@ -193,7 +195,7 @@ void print_counts(const char* what, const std::vector<long>& counts) {
 
 // The chunked path's two kernels timed apart (CUDA events, median of 20 calls after 3).
 template <int kSplit, gdn_chunk_tc::PrepLauncher kPrep, bool kLean>
-void time_kernels(const Inputs& in, const Outputs& out) {
+void time_kernels(const Inputs& in, const Outputs& out, gdn_chunk_tc::PassLauncher pass) {
   using namespace gdn_chunk_tc;
   gdn_lane8::PrefillArgs args = in.args;
   args.out = out.out;
@@ -208,7 +210,11 @@ void time_kernels(const Inputs& in, const Outputs& out) {
     CHECK(cudaEventRecord(events[0]));
     kPrep(args, in.seqs, chunks, scratch, nullptr);
     CHECK(cudaEventRecord(events[1]));
-    launch_pass_for<kSplit, kLean>(args, in.seqs, scratch, nullptr);
+    if (pass != nullptr) {
+      pass(args, in.seqs, scratch, nullptr);
+    } else {
+      launch_pass_for<kSplit, kLean>(args, in.seqs, scratch, nullptr);
+    }
     CHECK(cudaEventRecord(events[2]));
     CHECK(cudaEventSynchronize(events[2]));
     float a = 0, b = 0;
@@ -231,12 +237,13 @@ void time_kernels(const Inputs& in, const Outputs& out) {
 // ksplit_tinv <2, launch_prep_tinv, lean>, ksplit_vec24's <2, launch_prep_vec, lean>, ksplit4_pdl24's
 // <4, launch_prep_vec, lean>, and the lean pass with kSplit 1.
 template <int kSplit, gdn_chunk_tc::PrepLauncher kPrep = gdn_chunk_tc::launch_prep, bool kLean = false>
-bool check(const Case& c, const Inputs& in, const Outputs& ref, const char* prep = "") {
+bool check(const Case& c, const Inputs& in, const Outputs& ref, const char* prep = "",
+           gdn_chunk_tc::PassLauncher pass = nullptr) {
   Outputs got = make_outputs(in);
   gdn_lane8::PrefillArgs args = in.args;
   args.out = got.out;
   args.new_state = got.state;
-  gdn_chunk_tc::run<kSplit, kPrep, kLean>(args, in.seqs, in.total, nullptr);
+  gdn_chunk_tc::run<kSplit, kPrep, kLean>(args, in.seqs, in.total, nullptr, pass);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   const Diff d = compare(in, ref, got);
@@ -248,7 +255,7 @@ bool check(const Case& c, const Inputs& in, const Outputs& ref, const char* prep
     print_counts("v head", d.by_head);
     print_counts("16-row V group", d.by_group);
   }
-  if (in.total >= 1024) time_kernels<kSplit, kPrep, kLean>(in, got);
+  if (in.total >= 1024) time_kernels<kSplit, kPrep, kLean>(in, got, pass);
   CHECK(cudaFree(got.out));
   CHECK(cudaFree(got.state));
   return ok;
@@ -299,6 +306,9 @@ int main(int argc, char** argv) {
     ok = check<2, gdn_chunk_tc::launch_prep_tinv, true>(c, in, ref, " lean tinv") && ok;
     ok = check<2, gdn_chunk_tc::launch_prep_vec, true>(c, in, ref, " lean vec") && ok;
     ok = check<4, gdn_chunk_tc::launch_prep_vec, true>(c, in, ref, " lean vec") && ok;
+    ok = check<2, gdn_chunk_tc::launch_prep_vec, true>(c, in, ref, " lean vec, 4-way one path",
+                                                       gdn_chunk_tc::group4::launch_for<false>) &&
+         ok;
     for (void* p : in.owned) CHECK(cudaFree(p));
     CHECK(cudaFree(ref.out));
     CHECK(cudaFree(ref.state));
