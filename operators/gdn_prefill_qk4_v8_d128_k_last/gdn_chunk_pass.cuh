@@ -381,6 +381,34 @@ __device__ __forceinline__ void chunk_step(const PrefillArgs& p, PassSmem<kWarps
   pass_store_output<kSplit, kPart>(p, sm.out[w.warp], w, o, scale, tok0, L, h, vw);
 }
 
+// Where a pass block and its warp work: the (sequence, v head), the block's first V row and the warp's,
+// the warp's first K column, the sequence's tokens and chunks (base: the global index of its first).
+struct PassBlock {
+  int64_t head;
+  int seq, h, v0, vw, k0;
+  int64_t start, end;
+  int nchunks, base;
+  float scale;
+};
+
+template <int kWarps, int kSplit>
+__device__ __forceinline__ PassBlock pass_block(const PrefillArgs& p, const WarpPos& w) {
+  using Shape = PassShape<kWarps, kSplit>;
+  PassBlock b;
+  b.head = blockIdx.x / Shape::kSlices;  // sequence * 8 + v head
+  b.seq = static_cast<int>(b.head / GDN_NUM_V_HEADS);
+  b.h = static_cast<int>(b.head % GDN_NUM_V_HEADS);
+  b.v0 = static_cast<int>(blockIdx.x % Shape::kSlices) * Shape::kVRows;
+  b.vw = b.v0 + w.vrow;
+  b.k0 = 8 * Shape::kKTiles * w.part;
+  b.start = p.cu_seqlens[b.seq];
+  b.end = p.cu_seqlens[b.seq + 1];
+  b.nchunks = chunks_of(p.cu_seqlens, b.seq);
+  b.base = chunks_before(p.cu_seqlens, b.seq);
+  b.scale = gdn_effective_scale(p.scale);
+  return b;
+}
+
 // kSplit 4: the warp's part as a template argument (chunk_step indexes its registers at compile time).
 template <int kWarps>
 __device__ __forceinline__ void chunk_step_of_part4(const PrefillArgs& p, PassSmem<kWarps, 4>& sm,
@@ -421,16 +449,10 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
   extern __shared__ float4 pass_smem[];
   PassSmem<kWarps, kSplit>& sm = *reinterpret_cast<PassSmem<kWarps, kSplit>*>(pass_smem);
   const WarpPos w = warp_pos<kSplit>();
-  const int64_t head = blockIdx.x / Shape::kSlices;  // sequence * 8 + v head
-  const int seq = static_cast<int>(head / GDN_NUM_V_HEADS);
-  const int h = static_cast<int>(head % GDN_NUM_V_HEADS);
-  const int v0 = static_cast<int>(blockIdx.x % Shape::kSlices) * Shape::kVRows;
-  const int vw = v0 + w.vrow;                  // the warp's first V row
-  const int k0 = 8 * Shape::kKTiles * w.part;  // its first K column
-  const int64_t start = p.cu_seqlens[seq], end = p.cu_seqlens[seq + 1];
-  const int nchunks = chunks_of(p.cu_seqlens, seq);
-  const int base = chunks_before(p.cu_seqlens, seq);  // global index of this sequence's first chunk
-  const float scale = gdn_effective_scale(p.scale);
+  const PassBlock b = pass_block<kWarps, kSplit>(p, w);
+  const int64_t head = b.head, start = b.start, end = b.end;
+  const int h = b.h, v0 = b.v0, vw = b.vw, k0 = b.k0, nchunks = b.nchunks, base = b.base;
+  const float scale = b.scale;
 
   float s[Shape::kKTiles][4];
   load_state(p.state, head * kDim + vw, k0, w, nchunks == 0, s);

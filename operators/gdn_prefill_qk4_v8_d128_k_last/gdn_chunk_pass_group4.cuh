@@ -147,41 +147,30 @@ __device__ __forceinline__ void chunk_step(const PrefillArgs& p, Smem<kWarps>& s
 // chunk_pass_kernel<kWarps, 4, true, kPdl> with the one-path chunk step.
 template <int kWarps, bool kPdl>
 __global__ void __launch_bounds__(32 * kWarps, 1) pass_kernel(PrefillArgs p, int num_seqs, char* scratch) {
-  using Shape = PassShape<kWarps, 4>;
   extern __shared__ float4 group4_smem[];
   Smem<kWarps>& sm = *reinterpret_cast<Smem<kWarps>*>(group4_smem);
   const WarpPos w = warp_pos<4>();
-  const int64_t head = blockIdx.x / Shape::kSlices;
-  const int seq = static_cast<int>(head / GDN_NUM_V_HEADS);
-  const int h = static_cast<int>(head % GDN_NUM_V_HEADS);
-  const int v0 = static_cast<int>(blockIdx.x % Shape::kSlices) * Shape::kVRows;
-  const int vw = v0 + w.vrow;
-  const int k0 = 8 * Shape::kKTiles * w.part;
-  const int64_t start = p.cu_seqlens[seq], end = p.cu_seqlens[seq + 1];
-  const int nchunks = chunks_of(p.cu_seqlens, seq);
-  const int base = chunks_before(p.cu_seqlens, seq);
-  const float scale = gdn_effective_scale(p.scale);
-
-  float s[Shape::kKTiles][4];
-  load_state(p.state, head * kDim + vw, k0, w, nchunks == 0, s);
+  const PassBlock b = pass_block<kWarps, 4>(p, w);
+  float s[PassShape<kWarps, 4>::kKTiles][4];
+  load_state(p.state, b.head * kDim + b.vw, b.k0, w, b.nchunks == 0, s);
   if constexpr (kPdl) asm volatile("griddepcontrol.wait;\n" ::: "memory");
-  if (nchunks > 0) pass_stage_lean(sm.stage[0], chunk_parts(scratch, base, h), v0);
+  if (b.nchunks > 0) pass_stage_lean(sm.stage[0], chunk_parts(scratch, b.base, b.h), b.v0);
   cp_async_commit();
-  for (int ci = 0; ci < nchunks; ++ci) {
-    if (ci + 1 < nchunks) {
-      pass_stage_lean(sm.stage[(ci + 1) & 1], chunk_parts(scratch, base + ci + 1, h), v0);
+  for (int ci = 0; ci < b.nchunks; ++ci) {
+    if (ci + 1 < b.nchunks) {
+      pass_stage_lean(sm.stage[(ci + 1) & 1], chunk_parts(scratch, b.base + ci + 1, b.h), b.v0);
       cp_async_commit();
       cp_async_wait<1>();
     } else {
       cp_async_wait<0>();
     }
     __syncthreads();
-    const int64_t tok0 = start + static_cast<int64_t>(ci) * kC;
-    const int L = static_cast<int>(end - tok0 < kC ? end - tok0 : kC);
-    chunk_step(p, sm, sm.stage[ci & 1], w, s, scale, tok0, L, h, vw);
+    const int64_t tok0 = b.start + static_cast<int64_t>(ci) * kC;
+    const int L = static_cast<int>(b.end - tok0 < kC ? b.end - tok0 : kC);
+    chunk_step(p, sm, sm.stage[ci & 1], w, s, b.scale, tok0, L, b.h, b.vw);
     __syncthreads();
   }
-  store_state(p.new_state, head * kDim + vw, k0, w, s);
+  store_state(p.new_state, b.head * kDim + b.vw, b.k0, w, s);
 }
 
 template <int kWarps, bool kPdl>

@@ -31,16 +31,10 @@ __global__ void __launch_bounds__(32 * kWarps, 1) pass3_kernel(PrefillArgs p, in
   extern __shared__ float4 pass3_smem[];
   Pass3Smem<kWarps, kSplit>& sm = *reinterpret_cast<Pass3Smem<kWarps, kSplit>*>(pass3_smem);
   const WarpPos w = warp_pos<kSplit>();
-  const int64_t head = blockIdx.x / Shape::kSlices;
-  const int seq = static_cast<int>(head / GDN_NUM_V_HEADS);
-  const int h = static_cast<int>(head % GDN_NUM_V_HEADS);
-  const int v0 = static_cast<int>(blockIdx.x % Shape::kSlices) * Shape::kVRows;
-  const int vw = v0 + w.vrow;
-  const int k0 = 8 * Shape::kKTiles * w.part;
-  const int64_t start = p.cu_seqlens[seq], end = p.cu_seqlens[seq + 1];
-  const int nchunks = chunks_of(p.cu_seqlens, seq);
-  const int base = chunks_before(p.cu_seqlens, seq);
-  const float scale = gdn_effective_scale(p.scale);
+  const PassBlock b = pass_block<kWarps, kSplit>(p, w);
+  const int64_t head = b.head, start = b.start, end = b.end;
+  const int h = b.h, v0 = b.v0, vw = b.vw, k0 = b.k0, nchunks = b.nchunks, base = b.base;
+  const float scale = b.scale;
   auto slot = [&](int i) -> Stage& { return i == 2 ? sm.third : sm.base.stage[i]; };
 
   float s[Shape::kKTiles][4];
