@@ -6,95 +6,16 @@
 // two warps of a pair hold the two K halves of the same 16 rows: each multiplies over its
 // half only (half the mma and ldmatrix of the sequential path), they add their partial
 // U and O through shared memory under a barrier of the pair, and each writes the output of
-// half the chunk's tokens and updates its own half of the state. kSplit 4 (loop/candidates/
-// ksplit4_pdl24) splits the K columns over a group of four warps the same way: a quarter of the
-// mma a warp on the sequential path, where one or two sequences leave most SMs idle.
+// half the chunk's tokens and updates its own half of the state. The shapes below also serve
+// the four-way pass of gdn_chunk_pass_group4.cuh (kSplit 4, tried and rejected).
 // chunk_fragments.py (this folder) transcribes the warp-level indexing below (ldmatrix
 // addresses, fragment layouts, the pair's sums) to numpy and checks it against plain products:
 // change it with the formulas here.
 #pragma once
 
-#include "gdn_chunk_prep.cuh"
+#include "gdn_chunk_pass_smem.cuh"
 
 namespace gdn_chunk_tc {
-
-template <int kWarps, int kSplit>
-struct PassShape {
-  static_assert(kSplit == 1 || kSplit == 2 || kSplit == 4, "the K columns split over 1, 2 or 4 warps");
-  static constexpr int kThreads = 32 * kWarps;
-  static constexpr int kVRows = 16 * kWarps / kSplit;  // V rows of a block
-  static constexpr int kSlices = kDim / kVRows;        // blocks a (sequence, v head)
-  static constexpr int kKTiles = 16 / kSplit;          // 8-wide K tiles of S^T a warp holds
-  static constexpr int kKSteps = 8 / kSplit;           // 16-wide K steps a warp multiplies over
-  static constexpr int kTRows = kC / kSplit;           // tokens whose output a warp writes
-  static constexpr int kTPairs = 4 / kSplit;           // 16-token tile pairs of those
-  // partial U (8 tiles), then partial O: the partner's 4 tiles (kSplit 2), 2 tiles of each part (kSplit 4)
-  static constexpr int kSwapSlots = kSplit == 4 ? 16 : 12;
-};
-
-template <int kWarps, int kSplit>
-struct __align__(16) PassStage {
-  __half w[kC][kRow];
-  __half q[kC][kRow];
-  __half k[kC][kRow];
-  __half p[kC][kRowC];
-  __half u[PassShape<kWarps, kSplit>::kVRows][kRowC];  // U^ transposed, the block's V rows
-  float lg[kC];
-};
-
-template <int kWarps, int kSplit>
-struct __align__(16) PassSmem {
-  using Shape = PassShape<kWarps, kSplit>;
-  PassStage<kWarps, kSplit> stage[2];
-  __nv_bfloat16 out[kWarps][Shape::kTRows][kOutRow];              // each warp's output tile, [t][its 16 v]
-  float4 swap[kSplit > 1 ? kWarps * Shape::kSwapSlots * 32 : 1];  // [warp][slot][lane]
-};
-
-// The chunk's operands into one stage, by every thread of the block (cp.async, one group): the
-// staging the loop promoted in chunk_tc and chunk_ksplit.
-template <int kWarps, int kSplit>
-__device__ __forceinline__ void pass_stage(PassStage<kWarps, kSplit>& st, const ChunkParts& src, int v0) {
-  using Shape = PassShape<kWarps, kSplit>;
-  constexpr int kParts = kDim / 8;  // 16-byte pieces of a 128-wide row
-  for (int i = threadIdx.x; i < 3 * kC * kParts; i += Shape::kThreads) {
-    const int which = i / (kC * kParts);
-    const int row = (i / kParts) % kC;
-    const int part = i % kParts;
-    const __half* from = (which == 0 ? src.w : which == 1 ? src.q : src.k) + row * kDim + 8 * part;
-    __half* to = (which == 0 ? &st.w[row][0] : which == 1 ? &st.q[row][0] : &st.k[row][0]) + 8 * part;
-    cp_async16(to, from);
-  }
-  for (int i = threadIdx.x; i < kC * (kC / 8); i += Shape::kThreads)
-    cp_async16(&st.p[i / 8][8 * (i % 8)], src.p + (i / 8) * kC + 8 * (i % 8));
-  for (int i = threadIdx.x; i < Shape::kVRows * (kC / 8); i += Shape::kThreads)
-    cp_async16(&st.u[i / 8][8 * (i % 8)], src.ut + (v0 + i / 8) * kC + 8 * (i % 8));
-  if (threadIdx.x < kC / 4) cp_async16(&st.lg[4 * threadIdx.x], src.lg + 4 * threadIdx.x);
-}
-
-// pass_stage of the lean pass (kLean, ksplit_rows16): a thread copies the same pieces of every row step, so
-// each copy's addresses are the thread's offset plus a compile-time one: an add a copy, where a division and
-// selects a copy made the staging half of the pass's instructions (ncu, 8192 tokens).
-template <int kWarps, int kSplit>
-__device__ __forceinline__ void pass_stage_lean(PassStage<kWarps, kSplit>& st, const ChunkParts& src,
-                                                int v0) {
-  using Shape = PassShape<kWarps, kSplit>;
-  constexpr int kWide = Shape::kThreads / (kDim / 8);  // 128-wide rows a step (16 pieces a row)
-  constexpr int kNarrow = Shape::kThreads / (kC / 8);  // 64-wide rows a step (8 pieces a row)
-  static_assert(kC % kWide == 0 && kC % kNarrow == 0 && Shape::kVRows % kNarrow == 0, "whole row steps");
-  const int wr = threadIdx.x / (kDim / 8), wp = 8 * (threadIdx.x % (kDim / 8));
-  const int nr = threadIdx.x / (kC / 8), np = 8 * (threadIdx.x % (kC / 8));
-#pragma unroll
-  for (int r = wr; r < kC; r += kWide) {
-    cp_async16(&st.w[r][wp], src.w + r * kDim + wp);
-    cp_async16(&st.q[r][wp], src.q + r * kDim + wp);
-    cp_async16(&st.k[r][wp], src.k + r * kDim + wp);
-  }
-#pragma unroll
-  for (int r = nr; r < kC; r += kNarrow) cp_async16(&st.p[r][np], src.p + r * kC + np);
-#pragma unroll
-  for (int r = nr; r < Shape::kVRows; r += kNarrow) cp_async16(&st.u[r][np], src.ut + (v0 + r) * kC + np);
-  if (threadIdx.x < kC / 4) cp_async16(&st.lg[4 * threadIdx.x], src.lg + 4 * threadIdx.x);
-}
 
 // A lane's place: its warp, the m16n8k16 fragment coordinates (g, tg), its ldmatrix row
 // (matrix mi, row mr), the warp's first V row in the block and its K part.
@@ -149,53 +70,12 @@ __device__ __forceinline__ void pass_products(const PassStage<kWarps, kSplit>& s
   }
 }
 
-// kSplit 4: the group of four adds its partial U (all tokens) and O (the 16 tokens each writes) in
-// part order 0, 1, 2, 3 in every warp, so that the four hold the same U to the bit, as a pair does.
-// Slots 0-7 hold a warp's U tiles, 8 + 2j + i its O tile 2j + i for part j (its own left out).
-template <int kWarps, int kSplit, int kPart>
-__device__ __forceinline__ void pass_swap4(PassSmem<kWarps, kSplit>& sm, const WarpPos& w, float (&u)[8][4],
-                                           float (&o)[8][4]) {
-  constexpr int kSlots = PassShape<kWarps, kSplit>::kSwapSlots;
-  // part j's slot i: group[(j * kSlots + i) * 32]
-  float4* group = &sm.swap[(w.warp - kPart) * kSlots * 32 + w.lane];
-#pragma unroll
-  for (int nt = 0; nt < 8; ++nt)
-    group[(kPart * kSlots + nt) * 32] = make_float4(u[nt][0], u[nt][1], u[nt][2], u[nt][3]);
-#pragma unroll
-  for (int nt = 0; nt < 8; ++nt)
-    if (nt / 2 != kPart)
-      group[(kPart * kSlots + 8 + nt) * 32] = make_float4(o[nt][0], o[nt][1], o[nt][2], o[nt][3]);
-  asm volatile("bar.sync %0, 128;\n" ::"r"(1 + w.warp / 4) : "memory");  // the group's barrier
-  auto add = [&](float(&x)[4], const float(&own)[4], int slot) {
-    float sum[4] = {0.f, 0.f, 0.f, 0.f};
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const float4 y =
-          j == kPart ? make_float4(own[0], own[1], own[2], own[3]) : group[(j * kSlots + slot) * 32];
-      sum[0] += y.x;
-      sum[1] += y.y;
-      sum[2] += y.z;
-      sum[3] += y.w;
-    }
-    x[0] = sum[0];
-    x[1] = sum[1];
-    x[2] = sum[2];
-    x[3] = sum[3];
-  };
-#pragma unroll
-  for (int nt = 0; nt < 8; ++nt) add(u[nt], u[nt], nt);
-#pragma unroll
-  for (int i = 0; i < 2; ++i) add(o[2 * kPart + i], o[2 * kPart + i], 8 + 2 * kPart + i);
-}
-
 // kSplit 2: the pair adds its partial U (all tokens) and O (the tokens each writes). Both
 // warps hold the same fragment positions, so lane l reads what its partner's lane l wrote.
 template <int kWarps, int kSplit, int kPart>
 __device__ __forceinline__ void pass_swap(PassSmem<kWarps, kSplit>& sm, const WarpPos& w, float (&u)[8][4],
                                           float (&o)[8][4]) {
-  if constexpr (kSplit == 4) {
-    pass_swap4<kWarps, kSplit, kPart>(sm, w, u, o);
-  } else if constexpr (kSplit == 2) {
+  if constexpr (kSplit == 2) {
     constexpr int kSlots = PassShape<kWarps, kSplit>::kSwapSlots;
     float4* mine = &sm.swap[w.warp * kSlots * 32 + w.lane];
     const float4* theirs = &sm.swap[(w.warp ^ 1) * kSlots * 32 + w.lane];
@@ -228,8 +108,18 @@ __device__ __forceinline__ void pass_swap(PassSmem<kWarps, kSplit>& sm, const Wa
   }
 }
 
-// O^T columns t scaled by exp(lg_t); U^T as fp16 A fragments, plain (ua, for P) and decayed to
-// the chunk's end (ud, for K).
+// U^T's tile nt (tokens 8 nt ..) as fp16 A fragments, plain (ua, for P) and decayed to the chunk's end by
+// d0, d1 (ud, for K): k step nt / 2, half nt % 2.
+__device__ __forceinline__ void pack_u(const float (&u)[8][4], int nt, float d0, float d1,
+                                       uint32_t (&ua)[4][4], uint32_t (&ud)[4][4]) {
+  const int ks = nt >> 1, half = 2 * (nt & 1);
+  ua[ks][half] = half2_bits(u[nt][0], u[nt][1]);
+  ua[ks][half + 1] = half2_bits(u[nt][2], u[nt][3]);
+  ud[ks][half] = half2_bits(u[nt][0] * d0, u[nt][1] * d1);
+  ud[ks][half + 1] = half2_bits(u[nt][2] * d0, u[nt][3] * d1);
+}
+
+// O^T columns t scaled by exp(lg_t); U^T as fp16 A fragments, plain and decayed (pack_u).
 template <int kWarps, int kSplit>
 __device__ __forceinline__ void pass_decays(const PassStage<kWarps, kSplit>& st, const WarpPos& w,
                                             const float (&u)[8][4], float (&o)[8][4], uint32_t (&ua)[4][4],
@@ -244,11 +134,23 @@ __device__ __forceinline__ void pass_decays(const PassStage<kWarps, kSplit>& st,
     o[nt][1] *= g1;
     o[nt][2] *= g0;
     o[nt][3] *= g1;
-    const int ks = nt >> 1, half = 2 * (nt & 1);  // tokens 8nt.. are k step nt/2, half nt%2
-    ua[ks][half] = half2_bits(u[nt][0], u[nt][1]);
-    ua[ks][half + 1] = half2_bits(u[nt][2], u[nt][3]);
-    ud[ks][half] = half2_bits(u[nt][0] * d0, u[nt][1] * d1);
-    ud[ks][half + 1] = half2_bits(u[nt][2] * d0, u[nt][3] * d1);
+    pack_u(u, nt, d0, d1, ua, ud);
+  }
+}
+
+// pass_decays with the factors the block computed once (kExps): g[t] = exp(lg_t), d[t] = exp(lg_L - lg_t).
+__device__ __forceinline__ void pass_decays_of(const float* g, const float* d, const WarpPos& w,
+                                               const float (&u)[8][4], float (&o)[8][4], uint32_t (&ua)[4][4],
+                                               uint32_t (&ud)[4][4]) {
+#pragma unroll
+  for (int nt = 0; nt < 8; ++nt) {
+    const int t = 8 * nt + 2 * w.tg;
+    const float2 gt = *reinterpret_cast<const float2*>(g + t), dt = *reinterpret_cast<const float2*>(d + t);
+    o[nt][0] *= gt.x;
+    o[nt][1] *= gt.y;
+    o[nt][2] *= gt.x;
+    o[nt][3] *= gt.y;
+    pack_u(u, nt, dt.x, dt.y, ua, ud);
   }
 }
 
@@ -272,12 +174,11 @@ __device__ __forceinline__ void pass_intra(const PassStage<kWarps, kSplit>& st, 
     }
 }
 
-// The warp's K part of S^T = exp(lg_L) S^T + (decayed U^T) K.
+// The warp's K part of S^T = gL S^T + (decayed U^T) K, gL = exp(lg_L).
 template <int kWarps, int kSplit>
-__device__ __forceinline__ void pass_state(const PassStage<kWarps, kSplit>& st, const WarpPos& w,
-                                           const uint32_t (&ud)[4][4], float (&s)[16 / kSplit][4]) {
+__device__ __forceinline__ void pass_state_by(float gL, const PassStage<kWarps, kSplit>& st, const WarpPos& w,
+                                              const uint32_t (&ud)[4][4], float (&s)[16 / kSplit][4]) {
   constexpr int kTiles = PassShape<kWarps, kSplit>::kKTiles;
-  const float gL = expf(st.lg[kC - 1]);
 #pragma unroll
   for (int nt = 0; nt < kTiles; ++nt)
 #pragma unroll
@@ -293,6 +194,12 @@ __device__ __forceinline__ void pass_state(const PassStage<kWarps, kSplit>& st, 
       mma_f16(s[2 * np], ud[ks], bk[0], bk[1]);
       mma_f16(s[2 * np + 1], ud[ks], bk[2], bk[3]);
     }
+}
+
+template <int kWarps, int kSplit>
+__device__ __forceinline__ void pass_state(const PassStage<kWarps, kSplit>& st, const WarpPos& w,
+                                           const uint32_t (&ud)[4][4], float (&s)[16 / kSplit][4]) {
+  pass_state_by(expf(st.lg[kC - 1]), st, w, ud, s);
 }
 
 // scale O^T to bf16 through the warp's shared tile, then the rows t < L of the warp's tokens
@@ -356,12 +263,12 @@ __device__ __forceinline__ void store_state(float* state, int64_t row, int k0, c
 }
 
 // One chunk of a warp whose K part is kPart (a template parameter, so that every register
-// array is indexed at compile time).
-template <int kWarps, int kSplit, int kPart>
+// array is indexed at compile time). kExps: the decay factors from ex (ChunkDecays' layout).
+template <int kWarps, int kSplit, int kPart, bool kExps = false>
 __device__ __forceinline__ void chunk_step(const PrefillArgs& p, PassSmem<kWarps, kSplit>& sm,
                                            const PassStage<kWarps, kSplit>& st, const WarpPos& w,
                                            float (&s)[16 / kSplit][4], float scale, int64_t tok0, int L,
-                                           int h, int vw) {
+                                           int h, int vw, const float* ex = nullptr) {
   constexpr int kKSteps = PassShape<kWarps, kSplit>::kKSteps;
   uint32_t sa[kKSteps][4];  // S^T as fp16 A fragments: k step ks = K tiles 2ks, 2ks + 1
 #pragma unroll
@@ -375,9 +282,17 @@ __device__ __forceinline__ void chunk_step(const PrefillArgs& p, PassSmem<kWarps
   uint32_t ua[4][4], ud[4][4];
   pass_products(st, w, sa, u, o);
   pass_swap<kWarps, kSplit, kPart>(sm, w, u, o);
-  pass_decays(st, w, u, o, ua, ud);
+  if constexpr (kExps) {
+    pass_decays_of(ex, ex + kC, w, u, o, ua, ud);
+  } else {
+    pass_decays(st, w, u, o, ua, ud);
+  }
   pass_intra<kWarps, kSplit, kPart>(st, w, ua, o);
-  pass_state(st, w, ud, s);
+  if constexpr (kExps) {
+    pass_state_by(ex[kC - 1], st, w, ud, s);
+  } else {
+    pass_state(st, w, ud, s);
+  }
   pass_store_output<kSplit, kPart>(p, sm.out[w.warp], w, o, scale, tok0, L, h, vw);
 }
 
@@ -409,32 +324,18 @@ __device__ __forceinline__ PassBlock pass_block(const PrefillArgs& p, const Warp
   return b;
 }
 
-// kSplit 4: the warp's part as a template argument (chunk_step indexes its registers at compile time).
-template <int kWarps>
-__device__ __forceinline__ void chunk_step_of_part4(const PrefillArgs& p, PassSmem<kWarps, 4>& sm,
-                                                    const PassStage<kWarps, 4>& st, const WarpPos& w,
-                                                    float (&s)[4][4], float scale, int64_t tok0, int L, int h,
-                                                    int vw) {
-  switch (w.part) {
-    case 0:
-      return chunk_step<kWarps, 4, 0>(p, sm, st, w, s, scale, tok0, L, h, vw);
-    case 1:
-      return chunk_step<kWarps, 4, 1>(p, sm, st, w, s, scale, tok0, L, h, vw);
-    case 2:
-      return chunk_step<kWarps, 4, 2>(p, sm, st, w, s, scale, tok0, L, h, vw);
-    default:
-      return chunk_step<kWarps, 4, 3>(p, sm, st, w, s, scale, tok0, L, h, vw);
-  }
-}
-
-// kLean: pass_stage_lean instead of pass_stage (ksplit_rows16, staged; chunk_tc and chunk_ksplit,
-// promoted, keep the staging they were measured with).
-template <int kWarps, int kSplit, bool kLean>
-__device__ __forceinline__ void stage_chunk(PassStage<kWarps, kSplit>& st, const ChunkParts& src, int v0) {
-  if constexpr (kLean) {
-    pass_stage_lean(st, src, v0);
+// The warp's step with its K part as a template argument.
+template <int kWarps, int kSplit, bool kExps>
+__device__ __forceinline__ void chunk_step_of_part(const PrefillArgs& p, PassSmem<kWarps, kSplit>& sm,
+                                                   const PassStage<kWarps, kSplit>& st, const WarpPos& w,
+                                                   float (&s)[16 / kSplit][4], float scale, int64_t tok0,
+                                                   int L, int h, int vw, const float* ex) {
+  if constexpr (kSplit == 1) {
+    chunk_step<kWarps, kSplit, 0, kExps>(p, sm, st, w, s, scale, tok0, L, h, vw, ex);
+  } else if (w.part == 0) {
+    chunk_step<kWarps, kSplit, 0, kExps>(p, sm, st, w, s, scale, tok0, L, h, vw, ex);
   } else {
-    pass_stage(st, src, v0);
+    chunk_step<kWarps, kSplit, 1, kExps>(p, sm, st, w, s, scale, tok0, L, h, vw, ex);
   }
 }
 
@@ -442,12 +343,16 @@ __device__ __forceinline__ void stage_chunk(PassStage<kWarps, kSplit>& st, const
 // boundaries and initial state (inputs only) while the preparation finishes, then waits for the
 // preparation's completion and the visibility of its scratch before the first copy from it; every
 // global write (output, new_state) comes after that wait too.
-template <int kWarps, int kSplit, bool kLean, bool kPdl = false>
+// kExps, kPairExps: the decay factors evaluated once a block or once a pair (gdn_chunk_pass_smem.cuh).
+template <int kWarps, int kSplit, bool kLean, bool kPdl = false, bool kExps = false, bool kPairExps = false>
 __global__ void __launch_bounds__(32 * kWarps, 1)
     chunk_pass_kernel(PrefillArgs p, int num_seqs, char* scratch) {
+  static_assert(kSplit != 4, "the four-way pass is gdn_chunk_pass_group4.cuh's");
+  static_assert(!kPairExps || (kSplit == 2 && !kExps), "kPairExps: a pair's 64 lanes, its barrier");
   using Shape = PassShape<kWarps, kSplit>;
+  using Smem = PassSmemOf<kWarps, kSplit, kExps, kPairExps>;
   extern __shared__ float4 pass_smem[];
-  PassSmem<kWarps, kSplit>& sm = *reinterpret_cast<PassSmem<kWarps, kSplit>*>(pass_smem);
+  Smem& sm = *reinterpret_cast<Smem*>(pass_smem);
   const WarpPos w = warp_pos<kSplit>();
   const PassBlock b = pass_block<kWarps, kSplit>(p, w);
   const int64_t head = b.head, start = b.start, end = b.end;
@@ -458,11 +363,19 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
   load_state(p.state, head * kDim + vw, k0, w, nchunks == 0, s);
   if constexpr (kPdl) asm volatile("griddepcontrol.wait;\n" ::: "memory");
 
+  [[maybe_unused]] ChunkDecays<Shape::kThreads> decays;
   if (nchunks > 0) stage_chunk<kWarps, kSplit, kLean>(sm.stage[0], chunk_parts(scratch, base, h), v0);
+  if constexpr (kExps) {
+    if (nchunks > 0) {
+      decays.load(chunk_parts(scratch, base, h).lg);
+      decays.store(sm.ex[0]);  // visible after the first step's opening barrier
+    }
+  }
   cp_async_commit();
   for (int ci = 0; ci < nchunks; ++ci) {
     if (ci + 1 < nchunks) {
       stage_chunk<kWarps, kSplit, kLean>(sm.stage[(ci + 1) & 1], chunk_parts(scratch, base + ci + 1, h), v0);
+      if constexpr (kExps) decays.load(chunk_parts(scratch, base + ci + 1, h).lg);
       cp_async_commit();
       cp_async_wait<1>();
     } else {
@@ -472,15 +385,16 @@ __global__ void __launch_bounds__(32 * kWarps, 1)
     const PassStage<kWarps, kSplit>& st = sm.stage[ci & 1];
     const int64_t tok0 = start + static_cast<int64_t>(ci) * kC;
     const int L = static_cast<int>(end - tok0 < kC ? end - tok0 : kC);
-
-    if constexpr (kSplit == 1) {
-      chunk_step<kWarps, kSplit, 0>(p, sm, st, w, s, scale, tok0, L, h, vw);
-    } else if constexpr (kSplit == 4) {
-      chunk_step_of_part4(p, sm, st, w, s, scale, tok0, L, h, vw);
-    } else if (w.part == 0) {
-      chunk_step<kWarps, kSplit, 0>(p, sm, st, w, s, scale, tok0, L, h, vw);
-    } else {
-      chunk_step<kWarps, kSplit, 1>(p, sm, st, w, s, scale, tok0, L, h, vw);
+    const float* ex = nullptr;
+    if constexpr (kExps) ex = sm.ex[ci & 1];
+    if constexpr (kPairExps) {
+      pair_decays(st.lg, sm.ex[w.warp / 2], 32 * w.part + w.lane);
+      ex = sm.ex[w.warp / 2];
+    }
+    chunk_step_of_part<kWarps, kSplit, kExps || kPairExps>(p, sm, st, w, s, scale, tok0, L, h, vw, ex);
+    // chunk ci + 1's factors: their stage was last read by step ci - 1, before the barrier that began step ci
+    if constexpr (kExps) {
+      if (ci + 1 < nchunks) decays.store(sm.ex[(ci + 1) & 1]);
     }
     __syncthreads();  // the stage is free for chunk ci + 2's copies; the output tiles and swap too
   }
@@ -534,61 +448,36 @@ void launch_pass_dependent(Kernel kernel, unsigned blocks, unsigned threads, siz
 }
 
 // kPdl: launched as the preparation's programmatic dependent (launch_pass_dependent).
-template <int kWarps, int kSplit, bool kLean, bool kPdl = false>
+template <int kWarps, int kSplit, bool kLean, bool kPdl = false, bool kExps = false, bool kPairExps = false>
 void launch_pass(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaStream_t stream) {
   using Shape = PassShape<kWarps, kSplit>;
-  static const bool allowed =
-      allow_smem(chunk_pass_kernel<kWarps, kSplit, kLean, kPdl>, sizeof(PassSmem<kWarps, kSplit>));
+  constexpr auto kernel = chunk_pass_kernel<kWarps, kSplit, kLean, kPdl, kExps, kPairExps>;
+  constexpr size_t smem = sizeof(PassSmemOf<kWarps, kSplit, kExps, kPairExps>);
+  static const bool allowed = allow_smem(kernel, smem);
   (void)allowed;
   const unsigned blocks = static_cast<unsigned>(num_seqs * GDN_NUM_V_HEADS * Shape::kSlices);
   if constexpr (kPdl) {
-    launch_pass_dependent(chunk_pass_kernel<kWarps, kSplit, kLean, kPdl>, blocks, Shape::kThreads,
-                          sizeof(PassSmem<kWarps, kSplit>), args, num_seqs, scratch, stream);
+    launch_pass_dependent(kernel, blocks, Shape::kThreads, smem, args, num_seqs, scratch, stream);
     return;
   }
-  chunk_pass_kernel<kWarps, kSplit, kLean, kPdl>
-      <<<blocks, Shape::kThreads, sizeof(PassSmem<kWarps, kSplit>), stream>>>(
-          args, static_cast<int>(num_seqs), scratch);
+  kernel<<<blocks, Shape::kThreads, smem, stream>>>(args, static_cast<int>(num_seqs), scratch);
 }
 
 // 32 V rows a block while one wave of blocks covers the SMs, 64 beyond that (as promoted). The
 // lean pass (kLean) also takes 16 V rows a block while one wave still covers the SMs: a long
 // sequence alone is a chain of chunks, and more blocks are more SMs issuing its mma.
-// kSplit 4 (launch_pass4_for) has its own choice.
-template <int kSplit, bool kLean = false, bool kPdl = false>
-void launch_pass_for(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaStream_t stream);
-
-// kSplit 4 (ksplit4_pdl24): 16 V rows a block of four warps, or 32 of eight, while one wave covers
-// the SMs, and the two-way pass beyond (64 rows of sixteen warps would need 285 KB of shared memory).
-template <bool kLean, bool kPdl>
-void launch_pass4_for(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaStream_t stream) {
-  const int64_t heads = num_seqs * GDN_NUM_V_HEADS;
-  const int sms = launch_config().sms;
-  if (heads * (kDim / 16) <= sms) {
-    launch_pass<4, 4, kLean, kPdl>(args, num_seqs, scratch, stream);
-  } else if (heads * (kDim / 32) <= sms) {
-    launch_pass<8, 4, kLean, kPdl>(args, num_seqs, scratch, stream);
-  } else {
-    launch_pass_for<2, kLean, kPdl>(args, num_seqs, scratch, stream);
-  }
-}
-
-template <int kSplit, bool kLean, bool kPdl>
+template <int kSplit, bool kLean = false, bool kPdl = false, bool kExps = false, bool kPairExps = false>
 void launch_pass_for(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaStream_t stream) {
   const int64_t heads = num_seqs * GDN_NUM_V_HEADS;
   const int sms = launch_config().sms;
-  if constexpr (kSplit == 4) {
-    launch_pass4_for<kLean, kPdl>(args, num_seqs, scratch, stream);
+  if constexpr (kLean) {
+    if (heads * (kDim / 16) <= sms)
+      return launch_pass<kSplit, kSplit, kLean, kPdl, kExps, kPairExps>(args, num_seqs, scratch, stream);
+  }
+  if (heads * (kDim / 32) <= sms) {
+    launch_pass<2 * kSplit, kSplit, kLean, kPdl, kExps, kPairExps>(args, num_seqs, scratch, stream);
   } else {
-    if constexpr (kLean) {
-      if (heads * (kDim / 16) <= sms)
-        return launch_pass<kSplit, kSplit, kLean, kPdl>(args, num_seqs, scratch, stream);
-    }
-    if (heads * (kDim / 32) <= sms) {
-      launch_pass<2 * kSplit, kSplit, kLean, kPdl>(args, num_seqs, scratch, stream);
-    } else {
-      launch_pass<4 * kSplit, kSplit, kLean, kPdl>(args, num_seqs, scratch, stream);
-    }
+    launch_pass<4 * kSplit, kSplit, kLean, kPdl, kExps, kPairExps>(args, num_seqs, scratch, stream);
   }
 }
 

@@ -1,9 +1,15 @@
-// The four-way pass with one code path for the group's four warps (loop/candidates/ksplit4one_pdl24).
-// chunk_pass_kernel<kWarps, 4> (ksplit4_pdl24) makes the warp's K part a template argument, as the
-// two-way pass does, so a block of four warps runs four copies of the chunk step (53 KB of code
-// against the two-way block's 38 KB) and was 1.8x slower than the two-way pass on one 8192-token
-// sequence. Here the part is a run-time value: only the register tiles whose index would depend on it
-// (the warp's own two output tiles) are moved into fixed registers first, by a select.
+// The four-way pass (kSplit 4, tried and rejected): gdn_chunk_pass.cuh's pass with the state's K
+// columns split over a group of four warps, each multiplying over 32 of them; the group adds its
+// partial U and O through shared memory in part order, so the four hold the same U to the bit.
+// Two builds of one chunk step (bench/results/h100-loop/2026-12-07e):
+// - kCopies (loop/candidates/ksplit4_pdl24): the warp's K part a compile-time constant in each of
+//   four copies of the step, as the two-way pass has two. A block then runs 53 KB of code against
+//   the two-way block's 38 KB; the instruction-cache misses made its pass 1.8x slower than the
+//   two-way pass on one 8192-token sequence.
+// - one path (ksplit4one_pdl24): the part a run-time value; only the register tiles whose index
+//   would depend on it (the warp's own two output tiles) are moved into fixed registers first, by a
+//   select. Still 1.17x slower than the two-way pass: a warp's step is ~1000 instructions of which
+//   the mma is a tenth, and the rest does not shrink with the K columns a warp holds.
 #pragma once
 
 #include "gdn_chunk_pass.cuh"
@@ -25,8 +31,8 @@ __device__ __forceinline__ void own_tiles(const float (&o)[8][4], int part, floa
       om[i][e] = part == 0 ? o[i][e] : part == 1 ? o[2 + i][e] : part == 2 ? o[4 + i][e] : o[6 + i][e];
 }
 
-// pass_swap4 with the part at run time: U summed in part order 0..3 (the same bits in every warp),
-// the warp's own O tiles likewise into om.
+// U summed in part order 0..3 (the same bits in every warp), the warp's own O tiles likewise into om.
+// Slots 0-7 hold a warp's U tiles, 8 + nt its O tile nt for the warp that writes it (its own left out).
 template <int kWarps>
 __device__ __forceinline__ void swap(Smem<kWarps>& sm, const WarpPos& w, float (&u)[8][4],
                                      const float (&o)[8][4], float (&om)[2][4]) {
@@ -70,12 +76,7 @@ __device__ __forceinline__ void decays(const Stage<kWarps>& st, const WarpPos& w
 #pragma unroll
   for (int nt = 0; nt < 8; ++nt) {
     const int t = 8 * nt + 2 * w.tg;
-    const float d0 = expf(lgL - st.lg[t]), d1 = expf(lgL - st.lg[t + 1]);
-    const int ks = nt >> 1, half = 2 * (nt & 1);
-    ua[ks][half] = half2_bits(u[nt][0], u[nt][1]);
-    ua[ks][half + 1] = half2_bits(u[nt][2], u[nt][3]);
-    ud[ks][half] = half2_bits(u[nt][0] * d0, u[nt][1] * d1);
-    ud[ks][half + 1] = half2_bits(u[nt][2] * d0, u[nt][3] * d1);
+    pack_u(u, nt, expf(lgL - st.lg[t]), expf(lgL - st.lg[t + 1]), ua, ud);
   }
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
@@ -144,8 +145,18 @@ __device__ __forceinline__ void chunk_step(const PrefillArgs& p, Smem<kWarps>& s
   store_output(p, sm.out[w.warp], w, om, scale, tok0, L, h, vw);
 }
 
-// chunk_pass_kernel<kWarps, 4, true, kPdl> with the one-path chunk step.
-template <int kWarps, bool kPdl>
+// The step of a warp whose part is the compile-time kPart: the copy kCopies builds.
+template <int kWarps, int kPart>
+__device__ __forceinline__ void chunk_step_copy(const PrefillArgs& p, Smem<kWarps>& sm,
+                                                const Stage<kWarps>& st, const WarpPos& w, float (&s)[4][4],
+                                                float scale, int64_t tok0, int L, int h, int vw) {
+  WarpPos at = w;
+  at.part = kPart;
+  chunk_step(p, sm, st, at, s, scale, tok0, L, h, vw);
+}
+
+// chunk_pass_kernel<kWarps, 4, true, kPdl> with the four-way step, in four copies or one path.
+template <int kWarps, bool kPdl, bool kCopies>
 __global__ void __launch_bounds__(32 * kWarps, 1) pass_kernel(PrefillArgs p, int num_seqs, char* scratch) {
   extern __shared__ float4 group4_smem[];
   Smem<kWarps>& sm = *reinterpret_cast<Smem<kWarps>*>(group4_smem);
@@ -167,35 +178,52 @@ __global__ void __launch_bounds__(32 * kWarps, 1) pass_kernel(PrefillArgs p, int
     __syncthreads();
     const int64_t tok0 = b.start + static_cast<int64_t>(ci) * kC;
     const int L = static_cast<int>(b.end - tok0 < kC ? b.end - tok0 : kC);
-    chunk_step(p, sm, sm.stage[ci & 1], w, s, b.scale, tok0, L, b.h, b.vw);
+    const Stage<kWarps>& st = sm.stage[ci & 1];
+    if constexpr (kCopies) {
+      switch (w.part) {
+        case 0:
+          chunk_step_copy<kWarps, 0>(p, sm, st, w, s, b.scale, tok0, L, b.h, b.vw);
+          break;
+        case 1:
+          chunk_step_copy<kWarps, 1>(p, sm, st, w, s, b.scale, tok0, L, b.h, b.vw);
+          break;
+        case 2:
+          chunk_step_copy<kWarps, 2>(p, sm, st, w, s, b.scale, tok0, L, b.h, b.vw);
+          break;
+        default:
+          chunk_step_copy<kWarps, 3>(p, sm, st, w, s, b.scale, tok0, L, b.h, b.vw);
+      }
+    } else {
+      chunk_step(p, sm, st, w, s, b.scale, tok0, L, b.h, b.vw);
+    }
     __syncthreads();
   }
   store_state(p.new_state, b.head * kDim + b.vw, b.k0, w, s);
 }
 
-template <int kWarps, bool kPdl>
+template <int kWarps, bool kPdl, bool kCopies>
 void launch(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaStream_t stream) {
-  static const bool allowed = allow_smem(pass_kernel<kWarps, kPdl>, sizeof(Smem<kWarps>));
+  constexpr auto kernel = pass_kernel<kWarps, kPdl, kCopies>;
+  static const bool allowed = allow_smem(kernel, sizeof(Smem<kWarps>));
   (void)allowed;
   const auto blocks = static_cast<unsigned>(num_seqs * GDN_NUM_V_HEADS * PassShape<kWarps, 4>::kSlices);
   if constexpr (kPdl) {
-    launch_pass_dependent(pass_kernel<kWarps, kPdl>, blocks, 32 * kWarps, sizeof(Smem<kWarps>), args,
-                          num_seqs, scratch, stream);
+    launch_pass_dependent(kernel, blocks, 32 * kWarps, sizeof(Smem<kWarps>), args, num_seqs, scratch, stream);
   } else {
-    pass_kernel<kWarps, kPdl>
-        <<<blocks, 32 * kWarps, sizeof(Smem<kWarps>), stream>>>(args, static_cast<int>(num_seqs), scratch);
+    kernel<<<blocks, 32 * kWarps, sizeof(Smem<kWarps>), stream>>>(args, static_cast<int>(num_seqs), scratch);
   }
 }
 
-// launch_pass4_for's choice with the one-path kernel.
-template <bool kPdl>
+// 16 V rows a block of four warps, or 32 of eight, while one wave covers the SMs, and the two-way
+// pass beyond (64 rows of sixteen warps would need 285 KB of shared memory).
+template <bool kPdl, bool kCopies>
 void launch_for(const PrefillArgs& args, int64_t num_seqs, char* scratch, cudaStream_t stream) {
   const int64_t heads = num_seqs * GDN_NUM_V_HEADS;
   const int sms = launch_config().sms;
   if (heads * (kDim / 16) <= sms) {
-    launch<4, kPdl>(args, num_seqs, scratch, stream);
+    launch<4, kPdl, kCopies>(args, num_seqs, scratch, stream);
   } else if (heads * (kDim / 32) <= sms) {
-    launch<8, kPdl>(args, num_seqs, scratch, stream);
+    launch<8, kPdl, kCopies>(args, num_seqs, scratch, stream);
   } else {
     launch_pass_for<2, true, kPdl>(args, num_seqs, scratch, stream);
   }

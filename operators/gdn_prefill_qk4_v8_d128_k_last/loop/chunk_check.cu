@@ -1,11 +1,11 @@
 // chunk_check: the chunked candidates (chunk_tc = run<1>, chunk_ksplit = run<2>,
 // ksplit_rows16 = run<2, launch_prep, true>, ksplit_tinv = run<2, launch_prep_tinv, true>,
-// ksplit_vec24's chunked path = run<2, launch_prep_vec, true>, ksplit4_pdl24's = run<4, launch_prep_vec,
-// true> and ksplit4one_pdl24's (the pass of gdn_chunk_pass_group4.cuh), without their launch as the
-// preparation's dependent, of
-// gdn_chunk_pass.cuh, and the lean pass with kSplit 1) against lane8 (the reference here) on a
-// GPU, with where they
-// differ and how long each kernel takes. The loop says pass or fail and the largest error;
+// ksplit_vec24's chunked path = run<2, launch_prep_vec, true>, ksplit_exps24's and ksplit_pairexp24's (its
+// pass with kExps or kPairExps, also compared bit for bit with ksplit_vec24's), and the lean pass with kSplit
+// 1, of gdn_chunk_pass.cuh; ksplit4_pdl24's and ksplit4one_pdl24's four-way passes of
+// gdn_chunk_pass_group4.cuh after launch_prep_vec), without their launch as the preparation's
+// dependent, against lane8 (the reference here) on a GPU, with where they differ and how long each
+// kernel takes. The loop says pass or fail and the largest error;
 // this says which tokens, v heads, V rows or chunks are wrong, to fix a kernel in one device
 // call. From the repository root:
 //
@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -195,7 +196,7 @@ void print_counts(const char* what, const std::vector<long>& counts) {
 
 // The chunked path's two kernels timed apart (CUDA events, median of 20 calls after 3).
 template <int kSplit, gdn_chunk_tc::PrepLauncher kPrep, bool kLean>
-void time_kernels(const Inputs& in, const Outputs& out, gdn_chunk_tc::PassLauncher pass) {
+void time_kernels(const Inputs& in, const Outputs& out, gdn_chunk_tc::PassLauncher pass, int split) {
   using namespace gdn_chunk_tc;
   gdn_lane8::PrefillArgs args = in.args;
   args.out = out.out;
@@ -227,18 +228,18 @@ void time_kernels(const Inputs& in, const Outputs& out, gdn_chunk_tc::PassLaunch
   }
   std::sort(prep_ms.begin(), prep_ms.end());
   std::sort(pass_ms.begin(), pass_ms.end());
-  std::printf("    kSplit %d: prep %.1f us, pass %.1f us (medians of 20)\n", kSplit, 1e3 * prep_ms[10],
+  std::printf("    kSplit %d: prep %.1f us, pass %.1f us (medians of 20)\n", split, 1e3 * prep_ms[10],
               1e3 * pass_ms[10]);
   for (auto& x : events) CHECK(cudaEventDestroy(x));
   CHECK(cudaFree(scratch));
 }
 
 // The chunked candidates: chunk_tc <1>, chunk_ksplit <2>, ksplit_rows16 <2, launch_prep, lean>,
-// ksplit_tinv <2, launch_prep_tinv, lean>, ksplit_vec24's <2, launch_prep_vec, lean>, ksplit4_pdl24's
-// <4, launch_prep_vec, lean>, and the lean pass with kSplit 1.
+// ksplit_tinv <2, launch_prep_tinv, lean>, ksplit_vec24's <2, launch_prep_vec, lean>, and the lean pass
+// with kSplit 1; with `pass`, that pass after kPrep, and `split` the K split it prints.
 template <int kSplit, gdn_chunk_tc::PrepLauncher kPrep = gdn_chunk_tc::launch_prep, bool kLean = false>
 bool check(const Case& c, const Inputs& in, const Outputs& ref, const char* prep = "",
-           gdn_chunk_tc::PassLauncher pass = nullptr) {
+           gdn_chunk_tc::PassLauncher pass = nullptr, int split = kSplit) {
   Outputs got = make_outputs(in);
   gdn_lane8::PrefillArgs args = in.args;
   args.out = got.out;
@@ -249,16 +250,43 @@ bool check(const Case& c, const Inputs& in, const Outputs& ref, const char* prep
   const Diff d = compare(in, ref, got);
   const bool ok = d.bad_out == 0 && d.bad_state == 0;
   std::printf("  %-28s kSplit %d%s: %s  output max err %.2e (%ld bad), state max err %.2e (%ld bad)\n",
-              c.name, kSplit, prep, ok ? "ok  " : "FAIL", d.max_out, d.bad_out, d.max_state, d.bad_state);
+              c.name, split, prep, ok ? "ok  " : "FAIL", d.max_out, d.bad_out, d.max_state, d.bad_state);
   if (d.bad_out) {
     print_counts("chunk", d.by_chunk);
     print_counts("v head", d.by_head);
     print_counts("16-row V group", d.by_group);
   }
-  if (in.total >= 1024) time_kernels<kSplit, kPrep, kLean>(in, got, pass);
+  if (in.total >= 1024) time_kernels<kSplit, kPrep, kLean>(in, got, pass, split);
   CHECK(cudaFree(got.out));
   CHECK(cudaFree(got.state));
   return ok;
+}
+
+// Whether two passes after launch_prep_vec give the same bits, output and state (ksplit_exps24 claims
+// the bits of ksplit_vec24's pass).
+bool same_bits(const Case& c, const Inputs& in, gdn_chunk_tc::PassLauncher a, gdn_chunk_tc::PassLauncher b,
+               const char* what) {
+  const size_t n_out = std::max<size_t>(1, static_cast<size_t>(in.total) * kHeads * kD);
+  const size_t n_state = static_cast<size_t>(in.seqs) * kHeads * kD * kD;
+  std::vector<__nv_bfloat16> out[2];
+  std::vector<float> state[2];
+  gdn_chunk_tc::PassLauncher passes[2] = {a, b};
+  for (int i = 0; i < 2; ++i) {
+    Outputs o = make_outputs(in);
+    gdn_lane8::PrefillArgs args = in.args;
+    args.out = o.out;
+    args.new_state = o.state;
+    gdn_chunk_tc::run<2, gdn_chunk_tc::launch_prep_vec, true>(args, in.seqs, in.total, nullptr, passes[i]);
+    CHECK(cudaGetLastError());
+    out[i] = host_copy(o.out, n_out);
+    state[i] = host_copy(o.state, n_state);
+    CHECK(cudaFree(o.out));
+    CHECK(cudaFree(o.state));
+  }
+  const bool same = std::memcmp(out[0].data(), out[1].data(), n_out * sizeof(__nv_bfloat16)) == 0 &&
+                    std::memcmp(state[0].data(), state[1].data(), n_state * sizeof(float)) == 0;
+  std::printf("  %-28s %s: %s\n", c.name, what, same ? "the same bits" : "DIFFERENT BITS");
+  return same;
 }
 
 }  // namespace
@@ -305,9 +333,23 @@ int main(int argc, char** argv) {
     ok = check<2, gdn_chunk_tc::launch_prep, true>(c, in, ref, " lean") && ok;
     ok = check<2, gdn_chunk_tc::launch_prep_tinv, true>(c, in, ref, " lean tinv") && ok;
     ok = check<2, gdn_chunk_tc::launch_prep_vec, true>(c, in, ref, " lean vec") && ok;
-    ok = check<4, gdn_chunk_tc::launch_prep_vec, true>(c, in, ref, " lean vec") && ok;
-    ok = check<2, gdn_chunk_tc::launch_prep_vec, true>(c, in, ref, " lean vec, 4-way one path",
-                                                       gdn_chunk_tc::group4::launch_for<false>) &&
+    ok = check<2, gdn_chunk_tc::launch_prep_vec, true>(c, in, ref, " lean vec, four copies",
+                                                       gdn_chunk_tc::group4::launch_for<false, true>, 4) &&
+         ok;
+    ok = check<2, gdn_chunk_tc::launch_prep_vec, true>(c, in, ref, " lean vec, one path",
+                                                       gdn_chunk_tc::group4::launch_for<false, false>, 4) &&
+         ok;
+    ok = check<2, gdn_chunk_tc::launch_prep_vec, true>(c, in, ref, " lean vec exps",
+                                                       gdn_chunk_tc::launch_pass_for<2, true, false, true>) &&
+         ok;
+    ok = same_bits(c, in, gdn_chunk_tc::launch_pass_for<2, true>,
+                   gdn_chunk_tc::launch_pass_for<2, true, false, true>, "exps against lean vec") &&
+         ok;
+    ok = check<2, gdn_chunk_tc::launch_prep_vec, true>(
+             c, in, ref, " lean vec pairexp", gdn_chunk_tc::launch_pass_for<2, true, false, false, true>) &&
+         ok;
+    ok = same_bits(c, in, gdn_chunk_tc::launch_pass_for<2, true>,
+                   gdn_chunk_tc::launch_pass_for<2, true, false, false, true>, "pairexp against lean vec") &&
          ok;
     for (void* p : in.owned) CHECK(cudaFree(p));
     CHECK(cudaFree(ref.out));

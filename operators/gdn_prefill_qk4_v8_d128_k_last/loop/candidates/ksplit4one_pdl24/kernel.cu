@@ -16,5 +16,5 @@ void gdn_prefill_ksplit4one_pdl24(const DLTensor* q, const DLTensor* k, const DL
                                   float scale, DLTensor* output, DLTensor* new_state, kh_stream_t stream) {
   gdn_chunk_tc::run<2, gdn_chunk_tc::launch_prep_vec_pdl, true, 24, 128, true>(
       gdn_lane8::prefill_args(q, k, v, state, A_log, a, dt_bias, b, cu_seqlens, scale, output, new_state),
-      cu_seqlens->shape[0] - 1, q->shape[0], stream, gdn_chunk_tc::group4::launch_for<true>);
+      cu_seqlens->shape[0] - 1, q->shape[0], stream, gdn_chunk_tc::group4::launch_for<true, false>);
 }
