@@ -138,7 +138,8 @@ __device__ __forceinline__ void pass_decays(const PassStage<kWarps, kSplit>& st,
   }
 }
 
-// pass_decays with the factors the block computed once (kExps): g[t] = exp(lg_t), d[t] = exp(lg_L - lg_t).
+// pass_decays with the factors evaluated once for the chunk (kExps, kPairExps): g[t] = exp(lg_t),
+// d[t] = exp(lg_L - lg_t).
 __device__ __forceinline__ void pass_decays_of(const float* g, const float* d, const WarpPos& w,
                                                const float (&u)[8][4], float (&o)[8][4], uint32_t (&ua)[4][4],
                                                uint32_t (&ud)[4][4]) {
@@ -263,7 +264,7 @@ __device__ __forceinline__ void store_state(float* state, int64_t row, int k0, c
 }
 
 // One chunk of a warp whose K part is kPart (a template parameter, so that every register
-// array is indexed at compile time). kExps: the decay factors from ex (ChunkDecays' layout).
+// array is indexed at compile time). kExps: the decay factors read from ex (g at [t], d at [kC + t]).
 template <int kWarps, int kSplit, int kPart, bool kExps = false>
 __device__ __forceinline__ void chunk_step(const PrefillArgs& p, PassSmem<kWarps, kSplit>& sm,
                                            const PassStage<kWarps, kSplit>& st, const WarpPos& w,
