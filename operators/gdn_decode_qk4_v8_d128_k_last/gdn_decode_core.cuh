@@ -8,7 +8,10 @@
 //   S' = g S + k delta,  out = scale q.S' = scale (g (q.S) + (q.k) delta),
 // which is the reference's update with the decay folded in. kStream marks the state as
 // touched once: loads that skip L1 (ld.global.nc.L1::no_allocate) and evict-first stores
-// (st.global.cs); on the H200 they were 0.6-5% slower (skill.md).
+// (st.global.cs); on the H200 they were 0.6-5% slower (skill.md). kHoistV loads the warp's kRows
+// values of v with the state, before any store: otherwise v[row0 + j] is read after row j - 1's
+// stores, which may alias it for all the compiler knows, so the rows' loads of v form a chain
+// of kRows - 1 round trips behind the reductions (loop/candidates/hoist_v).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -67,7 +70,7 @@ __device__ __forceinline__ void store_state(float4* p, float4 v) {
   }
 }
 
-template <int kRows, int kWarps, bool kStream>
+template <int kRows, int kWarps, bool kStream, bool kHoistV = false>
 __global__ void __launch_bounds__(kWarps * 32) decode_kernel(DecodeArgs p) {
   constexpr int kRowsPerBlock = kRows * kWarps;
   static_assert(kDim % kRowsPerBlock == 0, "a head's 128 rows must split evenly into blocks");
@@ -84,6 +87,11 @@ __global__ void __launch_bounds__(kWarps * 32) decode_kernel(DecodeArgs p) {
   float4 s[kRows];
 #pragma unroll
   for (int j = 0; j < kRows; ++j) s[j] = load_state<kStream>(p.state + first + j * (kDim / 4));
+  [[maybe_unused]] float v_rows[kRows];
+  if constexpr (kHoistV) {
+#pragma unroll
+    for (int j = 0; j < kRows; ++j) v_rows[j] = __bfloat162float(p.v[head * kDim + row0 + j]);
+  }
 
   const float4 k4 = load_bf16x4(p.k + qk_head * kDim + lane * 4);
   const float4 q4 = load_bf16x4(p.q + qk_head * kDim + lane * 4);
@@ -111,7 +119,13 @@ __global__ void __launch_bounds__(kWarps * 32) decode_kernel(DecodeArgs p) {
 #pragma unroll
   for (int j = 0; j < kRows; ++j) {
     const float old_v = decay * ks[j];
-    const float delta = beta * (__bfloat162float(p.v[head * kDim + row0 + j]) - old_v);
+    float v_row;
+    if constexpr (kHoistV) {
+      v_row = v_rows[j];
+    } else {
+      v_row = __bfloat162float(p.v[head * kDim + row0 + j]);
+    }
+    const float delta = beta * (v_row - old_v);
     const float4 n = make_float4(decay * s[j].x + k4.x * delta, decay * s[j].y + k4.y * delta,
                                  decay * s[j].z + k4.z * delta, decay * s[j].w + k4.w * delta);
     store_state<kStream>(p.new_state + first + j * (kDim / 4), n);
@@ -135,11 +149,12 @@ inline DecodeArgs make_args(const DLTensor* q, const DLTensor* k, const DLTensor
                     static_cast<float4*>(new_state->data)};
 }
 
-template <int kRows, int kWarps, bool kStream>
+template <int kRows, int kWarps, bool kStream, bool kHoistV = false>
 void launch(const DecodeArgs& args, int64_t batch, kh_stream_t stream) {
   const int64_t blocks = batch * GDN_NUM_V_HEADS * (kDim / (kRows * kWarps));
   if (blocks == 0) return;
-  decode_kernel<kRows, kWarps, kStream><<<static_cast<unsigned>(blocks), kWarps * 32, 0, stream>>>(args);
+  decode_kernel<kRows, kWarps, kStream, kHoistV>
+      <<<static_cast<unsigned>(blocks), kWarps * 32, 0, stream>>>(args);
 }
 
 }  // namespace gdn_decode

@@ -104,7 +104,8 @@ __device__ __forceinline__ void stage_chunk(PassStage<kWarps, kSplit>& st, const
 // depend on the chunk alone. Two ways (rows of ex: g[t] = exp(lg_t) at [t], d[t] = exp(lg_L - lg_t) at
 // [kC + t]):
 // - kExps (ksplit_exps24, rejected): once a block, a row a stage (ChunkDecays);
-// - kPairExps (ksplit_pairexp24): once a pair of warps at the start of its step, a row a pair (pair_decays).
+// - kPairExps (ksplit_pairexp24, rejected: no faster, the pass is latency-bound): once a pair of
+//   warps at the start of its step, a row a pair (pair_decays).
 template <int kWarps, int kSplit, int kRows>
 struct __align__(16) PassSmemExps : PassSmem<kWarps, kSplit> {
   float ex[kRows][2 * kC];

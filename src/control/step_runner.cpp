@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <iterator>
 #include <thread>
 #include <utility>
@@ -69,6 +70,27 @@ EvaluationTarget step_target(const LoopTarget& t, const StepRequest& r) {
     for (std::size_t i : t.gate_workloads) target.workloads.push_back(t.base.workloads.at(i));
   }
   return target;
+}
+
+// The line that closes a step's "on N workload(s)" line: how many passed, their mean latency, and
+// the wall time of the step (of its whole batch when the executor ran several, which it says).
+std::string step_finished_line(const StepRequest& r, const SolutionEvaluation& e, double seconds,
+                               std::size_t batch) {
+  std::size_t passed = 0, timed = 0;
+  double latency_ms = 0;
+  for (const WorkloadResult& w : e.workloads) {
+    if (w.status != EvalStatus::passed) continue;
+    ++passed;
+    if (w.latency && w.latency->latency_ms > 0) {
+      ++timed;
+      latency_ms += w.latency->latency_ms;
+    }
+  }
+  const std::string mean =
+      timed > 0 ? fmt::format(", mean {:.4g} ms", latency_ms / static_cast<double>(timed)) : "";
+  const std::string batched = batch > 1 ? fmt::format(" (the time of a batch of {} steps)", batch) : "";
+  return fmt::format("  {} {}: {}/{} passed{} in {:.1f} s{}", r.phase, r.solution.name, passed,
+                     e.workloads.size(), mean, seconds, batched);
 }
 
 }  // namespace
@@ -217,7 +239,9 @@ std::vector<StepRunner::FreshStep> StepRunner::measure(const std::vector<StepReq
   }
   const std::uint64_t stops = times_stopped();
   const std::string started_at = archive::utc_now();
+  const auto began = std::chrono::steady_clock::now();
   const std::vector<SolutionEvaluation> results = executor_->run(std::move(jobs));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   if (times_stopped() != stops) {
     // Their timings span the stop, and a frozen orchestrator enforces no time limit.
     for (const FreshStep& s : batch)
@@ -228,6 +252,7 @@ std::vector<StepRunner::FreshStep> StepRunner::measure(const std::vector<StepReq
     const FreshStep& s = batch[k];
     compute_capability_ = results[k].device.value("compute_capability", 0);
     ++measured_;
+    if (progress_) progress_(step_finished_line(requests[s.request], results[k], seconds, batch.size()));
     sweeps[s.request] =
         record(requests[s.request], s.key, s.job.target, s.job.options, results[k], started_at);
   }

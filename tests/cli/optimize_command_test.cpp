@@ -14,7 +14,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
@@ -301,6 +303,41 @@ TEST(OptimizeCommand, ReplayedWrongAndCheatingCandidatesAreNotPromoted) {
   for (const auto& c : ds[0].evidence.at("candidates"))
     statuses.insert(c.at("gate").at("workloads")[0].at("status"));
   EXPECT_EQ(statuses, (std::set<std::string>{"INCORRECT_NUMERICAL", "REWARD_HACK"}));
+}
+
+// Every step's "on N workload(s)" line is closed by one that says how many passed, their mean
+// latency and how long the step took, so a user watching a long loop sees where the time goes.
+TEST(OptimizeCommand, EveryStepSaysHowItEndedAndHowLongItTook) {
+  test::TempDir tmp("optimize-step-lines");
+  const std::string wrong = gallery_solution(tmp.path(), "wrong.cpp");
+  const std::string start = (kSource / "examples/solutions/rmsnorm_h128_cpu.json").string();
+  const auto r = run(loop_args(tmp.path() / "a", "--from '" + start + "' --agent replay --replay '" + wrong +
+                                                     "' --rounds 1 --seed 5"));
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::vector<std::string> lines;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  const std::regex began(R"(^  (\S+) (\S+) on (\d+) workload\(s\), .*)");
+  std::size_t steps = 0, wrong_steps = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::smatch m;
+    if (!std::regex_match(lines[i], m, began)) continue;
+    ++steps;
+    const std::regex ended("^  " + m[1].str() + " " + m[2].str() + ": (\\d+)/" + m[3].str() +
+                           " passed(, mean [0-9.e+-]+ ms)? in [0-9]+\\.[0-9] s.*");
+    const auto closing = std::find_if(lines.begin() + static_cast<std::ptrdiff_t>(i) + 1, lines.end(),
+                                      [&](const std::string& l) { return std::regex_match(l, ended); });
+    ASSERT_NE(closing, lines.end()) << "no closing line for: " << lines[i] << "\n" << r.out;
+    std::smatch c;
+    ASSERT_TRUE(std::regex_match(*closing, c, ended));
+    if (m[2].str() == "wrong") {
+      ++wrong_steps;
+      EXPECT_EQ(c[1].str(), "0") << *closing;  // a wrong kernel passes nothing
+      EXPECT_FALSE(c[2].matched) << "no latency for a kernel that passed nothing: " << *closing;
+    }
+  }
+  EXPECT_GE(steps, 2u) << r.out;  // the start's sweep and the candidate's gate at least
+  EXPECT_GE(wrong_steps, 1u) << r.out;
 }
 
 // Two agents: the first explores, the second exploits. The tuner finds the fast setting
